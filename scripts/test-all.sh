@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests, then every e2e test on SQLite and on MariaDB/MySQL.
+# TEST_DATABASES="sqlite mysql" (default) picks the databases; TEST_MYSQL_URL (default
+# mysql://root@127.0.0.1:3306) is the server on which each test file creates its own database.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+npm run build:test --silent || { echo "build failed"; exit 1; }
+
+concurrency="${TEST_CONCURRENCY:-2}"
+mkdir -p test-output
+total_pass=0
+total_fail=0
+status=0
+
+run_suite() {
+  local label="$1"; shift
+  local log="test-output/${label}.tap"
+  echo "=== ${label}"
+  node --test --test-concurrency="$concurrency" "$@" 2>&1 | tee "$log" | grep -E '^(not ok|# (tests|pass|fail|skipped))|^    not ok' || true
+  local pass fail
+  pass=$(grep -E '^# pass ' "$log" | tail -1 | awk '{print $3}')
+  fail=$(grep -E '^# fail ' "$log" | tail -1 | awk '{print $3}')
+  pass=${pass:-0}; fail=${fail:-0}
+  if [ "$pass" = 0 ] && [ "$fail" = 0 ]; then echo "${label}: no test ran"; fail=1; fi
+  total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
+  [ "$fail" = 0 ] || status=1
+}
+
+mapfile -t unit < <(find dist/src -name '*.spec.js' | sort)
+mapfile -t e2e < <(find dist/test -maxdepth 1 -name '*.e2e-spec.js' | sort)
+if [ -n "${TEST_FILTER:-}" ]; then
+  mapfile -t e2e < <(printf '%s\n' "${e2e[@]}" | grep -E "$TEST_FILTER")
+fi
+
+[ ${#unit[@]} -gt 0 ] && run_suite unit "${unit[@]}"
+for db in ${TEST_DATABASES:-sqlite mysql}; do
+  TEST_DB="$db" run_suite "e2e-${db}" "${e2e[@]}"
+done
+
+echo
+echo "${total_pass} passed, ${total_fail} failed"
+exit $status

@@ -1,0 +1,48 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Public } from '../common/public.decorator';
+import { SettingsService } from '../settings/settings.service';
+
+/** `/api/`, `/api/v2/` and the cheap public ping. */
+@Controller('api')
+export class ApiRootController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: SettingsService,
+  ) {}
+
+  @Public()
+  @Get()
+  root() {
+    const out: Record<string, unknown> = {
+      description: `${this.config.productName} REST API`,
+      current_version: '/api/v2/',
+      available_versions: { v2: '/api/v2/' },
+      login_redirect_override: this.settings.get('LOGIN_REDIRECT_OVERRIDE'),
+    };
+    if (this.config.oauth2ProviderEnabled) out.oauth2 = '/api/o/';
+    return out;
+  }
+
+  @Public()
+  @Get('v2')
+  v2() {
+    const routes: Record<string, string> = {
+      ping: '/api/v2/ping/',
+      me: '/api/v2/me/',
+      users: '/api/v2/users/',
+      settings: '/api/v2/settings/',
+    };
+    if (this.config.oauth2ProviderEnabled) {
+      routes.tokens = '/api/v2/tokens/';
+      routes.applications = '/api/v2/applications/';
+    }
+    return routes;
+  }
+
+  @Public()
+  @Get('v2/ping')
+  ping() {
+    return { ha: false, version: process.env.npm_package_version ?? '0.1.0', active_node: this.config.nodeName };
+  }
+}

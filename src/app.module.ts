@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { ApiModule } from './api/api.module';
+import { AuthModule } from './auth/auth.module';
+import { AuthStrategiesModule } from './common/auth-strategies';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { SettingsModule } from './settings/settings.module';
+import { UsersModule } from './users/users.module';
+
+@Module({
+  imports: [ConfigModule, DatabaseModule, AuthStrategiesModule, SettingsModule, UsersModule, AuthModule, ApiModule],
+})
+export class AppModule {}

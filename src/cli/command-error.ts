@@ -1,0 +1,34 @@
+import { createInterface } from 'node:readline';
+
+/** A failure the operator caused; printed as one line, exit status 1. */
+export class CommandError extends Error {}
+
+/**
+ * Password for a command: the flag, else MANAGE_PASSWORD from the environment, else a prompt
+ * (typed twice, not echoed) when a terminal is attached.
+ */
+export async function passwordFrom(flag: string | undefined): Promise<string> {
+  if (flag) return flag;
+  if (process.env.MANAGE_PASSWORD) return process.env.MANAGE_PASSWORD;
+  if (!process.stdin.isTTY) throw new CommandError('No password given: use --password, MANAGE_PASSWORD, or run in a terminal to be prompted.');
+  const first = await promptHidden('Password: ');
+  const second = await promptHidden('Password (again): ');
+  if (first !== second) throw new CommandError("Passwords don't match.");
+  if (!first) throw new CommandError('The password may not be blank.');
+  return first;
+}
+
+function promptHidden(question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+    const output = rl as unknown as { _writeToOutput: (s: string) => void };
+    output._writeToOutput = (s: string) => {
+      if (s.includes(question)) process.stdout.write(question);
+    };
+    rl.question(question, (answer) => {
+      rl.close();
+      process.stdout.write('\n');
+      resolve(answer);
+    });
+  });
+}

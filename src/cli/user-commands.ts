@@ -1,0 +1,85 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { FieldErrors } from '../common/errors';
+import { SettingsService } from '../settings/settings.service';
+import { UsersService } from '../users/users.service';
+import { CommandError, passwordFrom } from './command-error';
+
+/** Field errors from the service, as one readable line. */
+export function describeFieldErrors(err: unknown): never {
+  if (err instanceof FieldErrors) {
+    throw new CommandError(Object.entries(err.errors).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; '));
+  }
+  throw err;
+}
+
+@Command({ name: 'createsuperuser', description: 'Create a superuser account' })
+export class CreateSuperuserCommand extends CommandRunner {
+  constructor(private readonly users: UsersService) {
+    super();
+  }
+
+  async run(_: string[], options: { username?: string; email?: string; password?: string }): Promise<void> {
+    if (!options.username) throw new CommandError('--username is required.');
+    const password = await passwordFrom(options.password);
+    const user = await this.users
+      .create({ username: options.username, email: options.email ?? '', password, is_superuser: true })
+      .catch(describeFieldErrors);
+    console.log(`Superuser "${user.username}" created successfully (id ${user.id}).`);
+  }
+
+  @Option({ flags: '--username <username>', description: 'login name' })
+  parseUsername(v: string) {
+    return v;
+  }
+  @Option({ flags: '--email <email>', description: 'e-mail address' })
+  parseEmail(v: string) {
+    return v;
+  }
+  @Option({ flags: '--password <password>', description: 'password (else MANAGE_PASSWORD, else prompt)' })
+  parsePassword(v: string) {
+    return v;
+  }
+}
+
+@Command({ name: 'changepassword', arguments: '<username>', description: "Change a user's password" })
+export class ChangePasswordCommand extends CommandRunner {
+  constructor(private readonly users: UsersService) {
+    super();
+  }
+
+  async run([username]: string[], options: { password?: string }): Promise<void> {
+    const user = await this.users.findByUsername(username);
+    if (!user) throw new CommandError(`user '${username}' does not exist`);
+    const password = await passwordFrom(options.password);
+    await this.users.setPassword(user, password).catch(describeFieldErrors);
+    console.log(`Password changed successfully for user '${username}'`);
+  }
+
+  @Option({ flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' })
+  parsePassword(v: string) {
+    return v;
+  }
+}
+
+@Command({ name: 'enable_local_authentication', description: 'Turn local (username/password) authentication on or off' })
+export class EnableLocalAuthenticationCommand extends CommandRunner {
+  constructor(private readonly settings: SettingsService) {
+    super();
+  }
+
+  async run(_: string[], options: { enable?: boolean; disable?: boolean }): Promise<void> {
+    if (options.enable === options.disable) throw new CommandError('Specify exactly one of --enable or --disable.');
+    // The escape hatch after a lock-out: written directly, without the API's "remote auth configured" check.
+    await this.settings.store('DISABLE_LOCAL_AUTH', !!options.disable, 'manage');
+    console.log(`Local authentication ${options.enable ? 'enabled' : 'disabled'}.`);
+  }
+
+  @Option({ flags: '--enable', description: 'allow local logins' })
+  parseEnable() {
+    return true;
+  }
+  @Option({ flags: '--disable', description: 'refuse local logins' })
+  parseDisable() {
+    return true;
+  }
+}

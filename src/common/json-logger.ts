@@ -1,0 +1,46 @@
+import { LoggerService } from '@nestjs/common';
+import { currentRequestId } from './request-context';
+
+type Level = 'debug' | 'info' | 'warn' | 'error';
+const ORDER: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+
+/** Where log lines go; tests swap it to capture lines and scan them for secrets. */
+export const logSink: { write: (line: string) => void } = { write: (line) => void process.stdout.write(line + '\n') };
+
+/**
+ * One JSON object per line, with the request id of the request being served.
+ * Structured events pass an object; Nest's own messages arrive as strings.
+ */
+export class JsonLogger implements LoggerService {
+  constructor(private readonly level: Level | 'silent' = 'info') {}
+
+  private emit(level: Level, message: unknown, context?: string, extra?: Record<string, unknown>) {
+    if (ORDER[level] < ORDER[this.level]) return;
+    const base: Record<string, unknown> = { time: new Date().toISOString(), level };
+    const requestId = currentRequestId();
+    if (requestId) base.request_id = requestId;
+    if (context) base.logger = context;
+    if (message && typeof message === 'object' && !(message instanceof Error)) Object.assign(base, message);
+    else base.msg = message instanceof Error ? message.message : String(message);
+    if (extra) Object.assign(base, extra);
+    logSink.write(JSON.stringify(base));
+  }
+
+  log(message: unknown, context?: string) {
+    this.emit('info', message, context);
+  }
+  error(message: unknown, stackOrContext?: string, context?: string) {
+    // Nest passes (message, stack, context); the stack stays in the log, never in a response.
+    const extra = context && stackOrContext ? { stack: stackOrContext } : undefined;
+    this.emit('error', message, context ?? stackOrContext, extra);
+  }
+  warn(message: unknown, context?: string) {
+    this.emit('warn', message, context);
+  }
+  debug(message: unknown, context?: string) {
+    this.emit('debug', message, context);
+  }
+  verbose(message: unknown, context?: string) {
+    this.emit('debug', message, context);
+  }
+}

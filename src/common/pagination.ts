@@ -1,0 +1,38 @@
+import { NotFound } from './errors';
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+  offset: number;
+}
+
+const MAX_PAGE_SIZE = 200;
+
+/** `page` and `page_size` as DRF reads them: bad or out-of-range pages are 404 "Invalid page." */
+export function pageRequest(query: Record<string, unknown>): PageRequest {
+  const page = query.page === undefined ? 1 : Number(query.page);
+  let pageSize = query.page_size === undefined ? 25 : Number(query.page_size);
+  if (!Number.isInteger(page) || page < 1) throw new NotFound('Invalid page.');
+  if (!Number.isInteger(pageSize) || pageSize < 1) pageSize = 25;
+  pageSize = Math.min(pageSize, MAX_PAGE_SIZE);
+  return { page, pageSize, offset: (page - 1) * pageSize };
+}
+
+export function pageOf<T>(path: string, req: PageRequest, count: number, results: T[]): Page<T> {
+  const lastPage = Math.max(1, Math.ceil(count / req.pageSize));
+  if (req.page > lastPage) throw new NotFound('Invalid page.');
+  const link = (page: number) => `${path}?page=${page}${req.pageSize !== 25 ? `&page_size=${req.pageSize}` : ''}`;
+  return {
+    count,
+    next: req.page < lastPage ? link(req.page + 1) : null,
+    previous: req.page > 1 ? link(req.page - 1) : null,
+    results,
+  };
+}

@@ -1,0 +1,24 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { User } from '../users/user.entity';
+
+export type AuthMethod = 'session' | 'basic' | 'token';
+export type TokenScope = 'read' | 'write';
+
+/**
+ * Who is calling and how they authenticated. Resource modules see only this,
+ * never the session or token behind it.
+ */
+export interface Principal {
+  user: User;
+  method: AuthMethod;
+  /** Token scope; session and basic callers act with full rights ("write"). */
+  scope: TokenScope;
+  /** Database id of the session or token that authenticated the request. */
+  credentialId?: number;
+}
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  return ctx.switchToHttp().getRequest().user as Principal;
+});
+
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

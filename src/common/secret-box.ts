@@ -1,0 +1,44 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const PREFIX = '$encrypted$AESGCM$';
+
+/** Encryption and keyed hashing with SECRET_KEY, for secrets the service must read back (AWX's `$encrypted$`). */
+export class SecretBox {
+  private readonly key: Buffer;
+  private readonly hmacKey: Buffer;
+
+  constructor(secretKey: string) {
+    this.key = createHash('sha256').update('encryption:' + secretKey).digest();
+    this.hmacKey = createHash('sha256').update('hmac:' + secretKey).digest();
+  }
+
+  encrypt(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  decrypt(stored: string): string {
+    if (!stored.startsWith(PREFIX)) return stored;
+    const raw = Buffer.from(stored.slice(PREFIX.length), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+
+  /** Keyed digest for cache keys derived from secrets; never reversible, never logged. */
+  mac(value: string): string {
+    return createHmac('sha256', this.hmacKey).update(value).digest('base64url');
+  }
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

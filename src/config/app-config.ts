@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** Static options: read once from the environment at start-up (SPEC §0). */
+export interface AppConfig {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  dataDir: string;
+  secretKey: string;
+  sessionCookieName: string;
+  sessionCookieSecure: boolean;
+  csrfCookieSecure: boolean;
+  trustedProxies: string[];
+  oauth2ProviderEnabled: boolean;
+  publicUrl: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  adminUsername: string;
+  adminPassword?: string;
+  nodeName: string;
+  productName: string;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export class ConfigError extends Error {}
+
+function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 8013;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`PORT must be an integer 0..65535, got "${raw}"`);
+  return Number(raw);
+}
+
+/** SECRET_KEY from env, else generated once into the data folder (mode 0600). */
+function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string): string {
+  if (env.SECRET_KEY) {
+    if (env.SECRET_KEY.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters long');
+    return env.SECRET_KEY;
+  }
+  const file = join(dataDir, 'secret_key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(48).toString('base64url');
+  writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return key;
+}
+
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const host = env.HOST || '127.0.0.1';
+  const port = parsePort(env.PORT);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || `sqlite:${join(dataDir, 'automation.sqlite3')}`;
+  if (!/^(sqlite:|mysql:\/\/|mariadb:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with sqlite: or mysql://');
+  }
+  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${env.PUBLIC_URL}"`);
+  }
+  const httpsPublic = publicUrl.startsWith('https:');
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got "${env.LOG_LEVEL}"`);
+  }
+  const cookieName = env.SESSION_COOKIE_NAME || 'svc_session_id';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cookieName)) throw new ConfigError('SESSION_COOKIE_NAME must be 1-64 characters of A-Z a-z 0-9 _ -');
+  if (databaseUrl.startsWith('sqlite:')) mkdirSync(dirname(databaseUrl.slice('sqlite:'.length)) || '.', { recursive: true });
+  return {
+    host,
+    port,
+    databaseUrl,
+    dataDir,
+    secretKey: loadSecretKey(env, dataDir),
+    sessionCookieName: cookieName,
+    sessionCookieSecure: parseBool('SESSION_COOKIE_SECURE', env.SESSION_COOKIE_SECURE, httpsPublic),
+    csrfCookieSecure: parseBool('CSRF_COOKIE_SECURE', env.CSRF_COOKIE_SECURE, httpsPublic),
+    trustedProxies: (env.TRUSTED_PROXIES || '').split(',').map((s) => s.trim()).filter(Boolean),
+    oauth2ProviderEnabled: parseBool('OAUTH2_PROVIDER_ENABLED', env.OAUTH2_PROVIDER_ENABLED, true),
+    publicUrl,
+    logLevel: logLevel as AppConfig['logLevel'],
+    adminUsername: env.ADMIN_USERNAME || 'admin',
+    adminPassword: env.ADMIN_PASSWORD || undefined,
+    nodeName: env.CLUSTER_HOST_ID || env.HOSTNAME || 'localhost',
+    productName: 'Automation Service',
+  };
+}

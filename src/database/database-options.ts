@@ -1,0 +1,46 @@
+import type { DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export type DatabaseKind = 'sqlite' | 'mysql';
+
+export function databaseKind(url: string): DatabaseKind {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'mysql';
+}
+
+/**
+ * The one options function behind both the app's TypeOrmModule and ormconfig.ts (the CLI DataSource),
+ * so the two can never drift. `synchronize` is never on: the schema comes from migrations only.
+ */
+export function databaseOptions(url: string): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+  } as const;
+  if (databaseKind(url) === 'sqlite') {
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: url.slice('sqlite:'.length),
+      enableWAL: true,
+      // Wait for a lock held by another connection instead of failing at once.
+      timeout: 10000,
+    };
+  }
+  const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
+  return {
+    ...common,
+    type: 'mysql',
+    host: u.hostname,
+    port: u.port ? Number(u.port) : 3306,
+    username: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: u.pathname.replace(/^\//, ''),
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    extra: { connectionLimit: 10 },
+  };
+}

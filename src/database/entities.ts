@@ -1,0 +1,5 @@
+import { Setting } from '../settings/setting.entity';
+import { User } from '../users/user.entity';
+
+/** Every entity, listed once for the app and the migration CLI alike. */
+export const ENTITIES = [User, Setting];

@@ -1,0 +1,4 @@
+import { UsersAndSettings1763800000000 } from './1763800000000-users-and-settings';
+
+/** Migrations in order; imported as classes so ts-jest, dist and the CLI all see the same list. */
+export const MIGRATIONS = [UsersAndSettings1763800000000];

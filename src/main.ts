@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module';
+import { APP_CONFIG, AppConfig, ConfigError, loadAppConfig } from './config/app-config';
+import { JsonLogger, logSink } from './common/json-logger';
+import { setupApp } from './setup-app';
+import { UsersService } from './users/users.service';
+
+async function bootstrap(): Promise<void> {
+  let level: AppConfig['logLevel'];
+  try {
+    level = loadAppConfig().logLevel;
+  } catch (e) {
+    process.stderr.write(`automation-service: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const logger = new JsonLogger(level);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger });
+  setupApp(app);
+  const config = app.get<AppConfig>(APP_CONFIG);
+  const admin = await app.get(UsersService).ensureBootstrapAdmin(config.adminUsername, config.adminPassword);
+  if (admin.created) {
+    logger.log({ event: 'superuser_created', username: config.adminUsername }, 'bootstrap');
+    // Printed once, on the terminal only: the generated password never goes into the JSON log stream.
+    if (admin.generatedPassword) {
+      process.stderr.write(
+        `\nCreated superuser "${config.adminUsername}" with generated password: ${admin.generatedPassword}\n` +
+          'It is shown only this once. Change it with: npm run manage -- changepassword ' + config.adminUsername + '\n\n',
+      );
+    }
+  }
+  await app.listen(config.port, config.host);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  logSink.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', event: 'listening', url: `http://${host}:${port}/`, public_url: config.publicUrl }));
+}
+
+bootstrap().catch((err) => {
+  const message = err instanceof ConfigError ? err.message : String(err?.message ?? err);
+  process.stderr.write(`automation-service: failed to start: ${message}\n`);
+  process.exit(1);
+});

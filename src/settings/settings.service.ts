@@ -1,0 +1,235 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In } from 'typeorm';
+import { APP_CONFIG, AppConfig, ConfigError } from '../config/app-config';
+import { Clock } from '../common/clock';
+import { FieldErrors, NotFound } from '../common/errors';
+import { SecretBox } from '../common/secret-box';
+import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
+import { ENCRYPTED_PLACEHOLDER, SettingDefinition, SettingInvalid } from './setting-definition';
+import { Setting } from './setting.entity';
+
+/** How often a node re-reads the settings table: changes made elsewhere show within a second. */
+export const SETTINGS_REFRESH_MS = 400;
+
+/** Checks that span several keys of one category; return field errors or nothing. */
+export type CategoryCheck = (next: Record<string, unknown>) => Record<string, string[]> | undefined;
+
+/**
+ * Runtime settings (SPEC §9): built-in default < env var of the same name (JSON) < stored value.
+ * Reads are synchronous from an in-process copy refreshed every SETTINGS_REFRESH_MS and right
+ * after a local write.
+ */
+@Injectable()
+export class SettingsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('settings');
+  private readonly definitions = new Map<string, SettingDefinition>();
+  private readonly envDefaults = new Map<string, unknown>();
+  private readonly checks = new Map<string, CategoryCheck[]>();
+  private stored = new Map<string, unknown>();
+  private timer?: NodeJS.Timeout;
+  private readonly box: SecretBox;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.box = new SecretBox(config.secretKey);
+    this.register(AUTHENTICATION_SETTINGS);
+    this.addCheck('authentication', (next) => {
+      if (next.DISABLE_LOCAL_AUTH === true && !this.remoteAuthConfigured()) {
+        return { DISABLE_LOCAL_AUTH: ['There are no remote authentication systems configured.'] };
+      }
+      return undefined;
+    });
+  }
+
+  /** Feature modules add their categories (SSO) at construction; env defaults are validated here. */
+  register(definitions: SettingDefinition[]): void {
+    for (const def of definitions) {
+      this.definitions.set(def.key, def);
+      const raw = process.env[def.key];
+      if (raw === undefined || def.readOnly) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        parsed = raw; // a bare string is taken as a string
+      }
+      try {
+        this.envDefaults.set(def.key, def.validate(parsed));
+      } catch (e) {
+        throw new ConfigError(`Environment variable ${def.key} is invalid: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  addCheck(category: string, check: CategoryCheck): void {
+    this.checks.set(category, [...(this.checks.get(category) ?? []), check]);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.reload();
+    this.timer = setInterval(() => this.reload().catch((e) => this.logger.warn({ event: 'settings_reload_failed', error: String(e?.message ?? e) })), SETTINGS_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async reload(): Promise<void> {
+    if (!this.dataSource.isInitialized) return;
+    const rows = await this.dataSource.getRepository(Setting).find();
+    const next = new Map<string, unknown>();
+    for (const row of rows) {
+      const def = this.definitions.get(row.key);
+      if (!def) continue;
+      try {
+        const value = JSON.parse(row.value);
+        next.set(row.key, def.secret ? decryptSecrets(value, this.box) : value);
+      } catch {
+        this.logger.warn({ event: 'setting_unreadable', key: row.key });
+      }
+    }
+    this.stored = next;
+  }
+
+  get<K extends keyof AuthenticationSettings>(key: K): AuthenticationSettings[K];
+  get<T = unknown>(key: string): T;
+  get(key: string): unknown {
+    if (this.stored.has(key)) return this.stored.get(key);
+    if (this.envDefaults.has(key)) return this.envDefaults.get(key);
+    const def = this.definitions.get(key);
+    if (!def) throw new Error(`unknown setting ${key}`);
+    return def.default;
+  }
+
+  categories(): string[] {
+    return [...new Set([...this.definitions.values()].map((d) => d.category))];
+  }
+
+  private categoryDefinitions(category: string): SettingDefinition[] {
+    const defs = [...this.definitions.values()].filter((d) => d.category === category);
+    if (!defs.length) throw new NotFound();
+    return defs;
+  }
+
+  /** The category as the API shows it: secrets masked. */
+  read(category: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const def of this.categoryDefinitions(category)) {
+      const value = this.get(def.key);
+      out[def.key] = def.secret ? maskSecrets(value) : value;
+    }
+    return out;
+  }
+
+  /** Validates every given key (400 naming each bad field), then stores them in one transaction. */
+  async update(category: string, body: unknown, actor: string): Promise<Record<string, unknown>> {
+    const defs = new Map(this.categoryDefinitions(category).map((d) => [d.key, d]));
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      throw new FieldErrors({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
+    }
+    const errors: Record<string, string[]> = {};
+    const changes = new Map<string, unknown>();
+    for (const [key, raw] of Object.entries(body)) {
+      const def = defs.get(key);
+      if (!def || def.readOnly) continue; // DRF ignores unknown and read-only fields
+      try {
+        changes.set(key, def.validate(def.secret ? unmaskSecrets(raw, this.get(key)) : raw));
+      } catch (e) {
+        if (!(e instanceof SettingInvalid)) throw e;
+        errors[key] = [e.message];
+      }
+    }
+    const next: Record<string, unknown> = {};
+    for (const key of defs.keys()) next[key] = changes.has(key) ? changes.get(key) : this.get(key);
+    for (const check of this.checks.get(category) ?? []) Object.assign(errors, check(next) ?? {});
+    if (Object.keys(errors).length) throw new FieldErrors(errors);
+    const now = this.clock.now();
+    await this.dataSource.transaction(async (manager) => {
+      const repo = manager.getRepository(Setting);
+      for (const [key, value] of changes) {
+        const def = defs.get(key)!;
+        const stored = JSON.stringify(def.secret ? encryptSecrets(value, this.box) : value);
+        const updated = await repo.update({ key }, { value: stored, modified: now });
+        if (!updated.affected) await repo.insert({ key, value: stored, created: now, modified: now });
+      }
+    });
+    await this.reload();
+    this.logger.log({ event: 'settings_changed', category, keys: [...changes.keys()], user: actor });
+    return this.read(category);
+  }
+
+  /** Stores one value with its definition's validation but no category checks (management commands). */
+  async store(key: string, value: unknown, actor: string): Promise<void> {
+    const def = this.definitions.get(key);
+    if (!def) throw new Error(`unknown setting ${key}`);
+    const clean = def.validate(value);
+    const now = this.clock.now();
+    const stored = JSON.stringify(def.secret ? encryptSecrets(clean, this.box) : clean);
+    const repo = this.dataSource.getRepository(Setting);
+    const updated = await repo.update({ key }, { value: stored, modified: now });
+    if (!updated.affected) await repo.insert({ key, value: stored, created: now, modified: now });
+    await this.reload();
+    this.logger.log({ event: 'settings_changed', category: def.category, keys: [key], user: actor });
+  }
+
+  /** Resets every writable key of the category to its default (AWX DELETE). */
+  async reset(category: string, actor: string): Promise<void> {
+    const keys = this.categoryDefinitions(category).filter((d) => !d.readOnly).map((d) => d.key);
+    await this.dataSource.getRepository(Setting).delete({ key: In(keys) });
+    await this.reload();
+    this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor });
+  }
+
+  /** Is any single sign-on method configured? (AWX refuses DISABLE_LOCAL_AUTH otherwise.) */
+  remoteAuthConfigured(): boolean {
+    return ['SOCIAL_AUTH_OIDC_PROVIDERS', 'SOCIAL_AUTH_SAML_ENABLED_IDPS'].some((key) => {
+      if (!this.definitions.has(key)) return false;
+      const value = this.get<Record<string, unknown>>(key);
+      return !!value && Object.keys(value).length > 0;
+    });
+  }
+}
+
+/** Secrets may be strings or nested inside objects (per-provider client secrets): mask any string leaf named *secret* or *key*. */
+function maskSecrets(value: unknown): unknown {
+  if (typeof value === 'string') return value ? ENCRYPTED_PLACEHOLDER : '';
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, /secret|private_key/i.test(k) || typeof v === 'object' ? maskSecrets(v) : v]),
+    );
+  }
+  return value;
+}
+
+/** Writing "$encrypted$" back keeps the stored secret (AWX behaviour), at any depth. */
+function unmaskSecrets(value: unknown, current: unknown): unknown {
+  if (value === ENCRYPTED_PLACEHOLDER) return current;
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const cur = (current && typeof current === 'object' ? current : {}) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmaskSecrets(v, cur[k])]));
+  }
+  return value;
+}
+
+function encryptSecrets(value: unknown, box: SecretBox): unknown {
+  if (typeof value === 'string') return value ? box.encrypt(value) : value;
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, /secret|private_key/i.test(k) || typeof v === 'object' ? encryptSecrets(v, box) : v]),
+    );
+  }
+  return value;
+}
+
+function decryptSecrets(value: unknown, box: SecretBox): unknown {
+  if (typeof value === 'string') return box.decrypt(value);
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decryptSecrets(v, box)]));
+  }
+  return value;
+}

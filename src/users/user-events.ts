@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+
+export type UserEvent =
+  | { type: 'password_changed'; userId: number; keepSessionId?: number }
+  | { type: 'deactivated'; userId: number }
+  | { type: 'deleted'; userId: number };
+
+type Listener = (event: UserEvent) => Promise<void>;
+
+/**
+ * Lets sessions and tokens react to account changes without `users` importing them
+ * (dependencies point one way). Listeners are awaited, so revocation is done before the answer.
+ */
+@Injectable()
+export class UserEvents {
+  private readonly listeners: Listener[] = [];
+
+  subscribe(listener: Listener): void {
+    this.listeners.push(listener);
+  }
+
+  async emit(event: UserEvent): Promise<void> {
+    for (const listener of this.listeners) await listener(event);
+  }
+}

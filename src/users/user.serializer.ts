@@ -1,0 +1,67 @@
+import type { User } from './user.entity';
+
+export interface UserView {
+  viewer: User;
+  oauth2Enabled: boolean;
+  /** Social identities linked to the user (SSO issue fills this). */
+  auth?: { provider: string; uid: string }[];
+}
+
+export function canEditUser(viewer: User, target: User): boolean {
+  return viewer.isSuperuser || viewer.id === target.id;
+}
+
+export function canDeleteUser(viewer: User, target: User): boolean {
+  return viewer.isSuperuser && viewer.id !== target.id;
+}
+
+/** AWX's UserSerializer field set (SPEC §8); the password reads "$encrypted$" and is omitted for external users. */
+export function serializeUser(user: User, view: UserView): Record<string, unknown> {
+  const url = `/api/v2/users/${user.id}/`;
+  const related: Record<string, string> = { sessions: `${url}sessions/` };
+  if (view.oauth2Enabled) {
+    related.tokens = `${url}tokens/`;
+    related.personal_tokens = `${url}personal_tokens/`;
+    related.authorized_tokens = `${url}authorized_tokens/`;
+  }
+  const out: Record<string, unknown> = {
+    id: user.id,
+    type: 'user',
+    url,
+    related,
+    summary_fields: {
+      user_capabilities: { edit: canEditUser(view.viewer, user), delete: canDeleteUser(view.viewer, user) },
+    },
+    created: user.created.toISOString(),
+    modified: user.modified.toISOString(),
+    username: user.username,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    email: user.email,
+    is_active: user.isActive,
+    is_superuser: user.isSuperuser,
+    is_system_auditor: user.isSystemAuditor,
+    password: '$encrypted$',
+    last_login: user.lastLogin ? user.lastLogin.toISOString() : null,
+    external_account: user.externalAccount,
+    auth: view.auth ?? [],
+  };
+  if (user.externalAccount) delete out.password;
+  return out;
+}
+
+/** The public fields carried in the `current_user` cookie: never a secret. */
+export function publicUserFields(user: User): Record<string, unknown> {
+  return {
+    id: user.id,
+    type: 'user',
+    url: `/api/v2/users/${user.id}/`,
+    username: user.username,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    email: user.email,
+    is_superuser: user.isSuperuser,
+    is_system_auditor: user.isSystemAuditor,
+    external_account: user.externalAccount,
+  };
+}

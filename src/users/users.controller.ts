@@ -1,0 +1,107 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { NotFound, PermissionDenied } from '../common/errors';
+import { parseBody, rules, Schema } from '../common/fields';
+import { IdPipe } from '../common/id.pipe';
+import { pageOf, pageRequest } from '../common/pagination';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { User } from './user.entity';
+import { canDeleteUser, canEditUser, serializeUser } from './user.serializer';
+import { UserInput, UsersService } from './users.service';
+
+const USER_SCHEMA: Schema = {
+  username: { rule: rules.string({ max: 150 }), required: true },
+  password: { rule: rules.string({ max: 1024, blank: true }) },
+  first_name: { rule: rules.string({ max: 150, blank: true }) },
+  last_name: { rule: rules.string({ max: 150, blank: true }) },
+  email: { rule: rules.string({ max: 254, blank: true }) },
+  is_superuser: { rule: rules.bool() },
+  is_system_auditor: { rule: rules.bool() },
+  is_active: { rule: rules.bool() },
+};
+
+const ADMIN_ONLY_FIELDS = ['is_superuser', 'is_system_auditor', 'is_active'] as const;
+
+function canSeeAllUsers(user: User): boolean {
+  return user.isSuperuser || user.isSystemAuditor;
+}
+
+@Controller('api/v2')
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private view(principal: Principal) {
+    return { viewer: principal.user, oauth2Enabled: this.config.oauth2ProviderEnabled };
+  }
+
+  @Get('users')
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    const req = pageRequest(query);
+    const onlyId = canSeeAllUsers(principal.user) ? undefined : principal.user.id;
+    const [rows, count] = await this.users.page(req.offset, req.pageSize, onlyId);
+    return pageOf('/api/v2/users/', req, count, rows.map((u) => serializeUser(u, this.view(principal))));
+  }
+
+  /** `/api/v2/me/`: a paginated list of one, as AWX answers it. */
+  @Get('me')
+  async me(@CurrentPrincipal() principal: Principal) {
+    const user = await this.users.getOr404(principal.user.id);
+    return { count: 1, next: null, previous: null, results: [serializeUser(user, this.view(principal))] };
+  }
+
+  @Post('users')
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    if (!principal.user.isSuperuser) throw new PermissionDenied();
+    const input = parseBody<UserInput>(body, USER_SCHEMA);
+    const user = await this.users.create(input);
+    return serializeUser(user, this.view(principal));
+  }
+
+  @Get('users/:id')
+  async detail(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    return serializeUser(await this.visibleUser(principal, id), this.view(principal));
+  }
+
+  @Put('users/:id')
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    return this.change(principal, id, body, false);
+  }
+
+  @Patch('users/:id')
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    return this.change(principal, id, body, true);
+  }
+
+  @Delete('users/:id')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    const target = await this.visibleUser(principal, id);
+    if (!canDeleteUser(principal.user, target)) throw new PermissionDenied();
+    await this.users.remove(target);
+  }
+
+  private async change(principal: Principal, id: number, body: unknown, partial: boolean) {
+    const target = await this.visibleUser(principal, id);
+    if (!canEditUser(principal.user, target)) throw new PermissionDenied();
+    const input = parseBody<UserInput>(body, USER_SCHEMA, partial);
+    if (!principal.user.isSuperuser) {
+      for (const field of ADMIN_ONLY_FIELDS) {
+        const current = { is_superuser: target.isSuperuser, is_system_auditor: target.isSystemAuditor, is_active: target.isActive }[field];
+        if (input[field] !== undefined && input[field] !== current) throw new PermissionDenied();
+      }
+    }
+    if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
+    const keepSessionId = principal.method === 'session' && principal.user.id === target.id ? principal.credentialId : undefined;
+    const updated = await this.users.update(target, input, keepSessionId);
+    return serializeUser(updated, this.view(principal));
+  }
+
+  /** Objects a caller may not see are 404, so ids do not reveal which users exist. */
+  private async visibleUser(principal: Principal, id: number): Promise<User> {
+    if (!canSeeAllUsers(principal.user) && principal.user.id !== id) throw new NotFound();
+    return this.users.getOr404(id);
+  }
+}

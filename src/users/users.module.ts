@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SettingsModule } from '../settings/settings.module';
+import { PasswordHasher } from './password-hasher.service';
+import { UserEvents } from './user-events';
+import { User } from './user.entity';
+import { UsersController } from './users.controller';
+import { UsersService } from './users.service';
+import { LocalCredentialsService } from './local-credentials.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([User]), SettingsModule],
+  controllers: [UsersController],
+  providers: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService],
+  exports: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService],
+})
+export class UsersModule {}

@@ -1,0 +1,209 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { Clock } from '../common/clock';
+import { isUniqueViolation } from '../database/errors';
+import { FieldErrors, NotFound } from '../common/errors';
+import { SettingsService } from '../settings/settings.service';
+import { PasswordHasher, UNUSABLE_PASSWORD_PREFIX } from './password-hasher.service';
+import { passwordProblems } from './password-policy';
+import { UserEvents } from './user-events';
+import { User } from './user.entity';
+
+export interface UserInput {
+  username: string;
+  password: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  is_superuser: boolean;
+  is_system_auditor: boolean;
+  is_active: boolean;
+}
+
+const USERNAME = /^[\p{L}\p{N}@.+\-_]+$/u;
+
+@Injectable()
+export class UsersService {
+  private readonly logger = new Logger('users');
+
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly hasher: PasswordHasher,
+    private readonly settings: SettingsService,
+    private readonly events: UserEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  findById(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  /** Usernames are matched exactly as typed, on MySQL's case-insensitive collation too. */
+  async findByUsername(username: string): Promise<User | null> {
+    if (!username || username.length > 150) return null;
+    const user = await this.users.findOneBy({ username });
+    return user && user.username === username ? user : null;
+  }
+
+  async getOr404(id: number): Promise<User> {
+    const user = await this.findById(id);
+    if (!user) throw new NotFound();
+    return user;
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  async page(offset: number, limit: number, onlyId?: number): Promise<[User[], number]> {
+    return this.users.findAndCount({ where: onlyId ? { id: onlyId } : {}, order: { id: 'ASC' }, skip: offset, take: limit });
+  }
+
+  /**
+   * Checks a local username/password. Returns the user only when active and the password matches;
+   * unknown users cost the same time as known ones. Imported Django hashes are upgraded here.
+   */
+  async verifyPassword(username: string, password: string): Promise<User | null> {
+    const user = await this.findByUsername(username);
+    if (!user) {
+      await this.hasher.burn(password);
+      return null;
+    }
+    const result = await this.hasher.verify(password, user.password);
+    if (!result.ok || !user.isActive) return null;
+    if (result.upgradedHash) {
+      await this.users.update({ id: user.id, password: user.password }, { password: result.upgradedHash });
+      user.password = result.upgradedHash;
+    }
+    return user;
+  }
+
+  async recordLogin(user: User): Promise<void> {
+    user.lastLogin = this.clock.now();
+    await this.users.update({ id: user.id }, { lastLogin: user.lastLogin });
+  }
+
+  private async checkUsername(username: string, exceptId?: number): Promise<string | undefined> {
+    if (username.length > 150) return 'Ensure this field has no more than 150 characters.';
+    if (!USERNAME.test(username)) {
+      return 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
+    }
+    // Case-insensitive on both databases, so SQLite and MySQL accept the same names.
+    const clash = await this.users
+      .createQueryBuilder('u')
+      .where('LOWER(u.username) = LOWER(:username)', { username })
+      .getOne();
+    if (clash && clash.id !== exceptId) return 'A user with that username already exists.';
+    return undefined;
+  }
+
+  private checkPassword(password: string): void {
+    const problems = passwordProblems(password, this.settings);
+    if (problems.length) throw new FieldErrors({ password: problems });
+  }
+
+  async create(input: Partial<UserInput>, extra: { externalAccount?: string | null } = {}): Promise<User> {
+    const errors: Record<string, string[]> = {};
+    const usernameProblem = input.username === undefined ? 'This field is required.' : await this.checkUsername(input.username);
+    if (usernameProblem) errors.username = [usernameProblem];
+    const external = !!extra.externalAccount;
+    if (!external && (input.password === undefined || input.password === '' || input.password === '$encrypted$')) {
+      errors.password = ['Password required for new User.'];
+    }
+    if (Object.keys(errors).length) throw new FieldErrors(errors);
+    let passwordHash: string;
+    if (external) passwordHash = UNUSABLE_PASSWORD_PREFIX + randomBytes(16).toString('hex');
+    else {
+      this.checkPassword(input.password!);
+      passwordHash = await this.hasher.hash(input.password!);
+    }
+    const now = this.clock.now();
+    const result = await this.users.insert({
+      username: input.username!,
+      password: passwordHash,
+      firstName: input.first_name ?? '',
+      lastName: input.last_name ?? '',
+      email: input.email ?? '',
+      isSuperuser: input.is_superuser ?? false,
+      isSystemAuditor: input.is_system_auditor ?? false,
+      isActive: input.is_active ?? true,
+      externalAccount: extra.externalAccount ?? null,
+      created: now,
+      modified: now,
+      lastLogin: null,
+    });
+    const user = await this.getOr404(result.identifiers[0].id);
+    this.logger.log({ event: 'user_created', user_id: user.id, username: user.username });
+    return user;
+  }
+
+  /**
+   * Applies a validated change. A new password ends the user's other sessions (the caller's own,
+   * `keepSessionId`, survives); deactivation ends every session and token.
+   */
+  async update(user: User, input: Partial<UserInput>, keepSessionId?: number): Promise<User> {
+    const errors: Record<string, string[]> = {};
+    if (input.username !== undefined && input.username !== user.username) {
+      const problem = await this.checkUsername(input.username, user.id);
+      if (problem) errors.username = [problem];
+    }
+    if (Object.keys(errors).length) throw new FieldErrors(errors);
+    const changes: Partial<User> = {};
+    let passwordChanged = false;
+    // "$encrypted$" or an empty password keeps the old one (AWX); external users have no local password.
+    if (input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !user.externalAccount) {
+      this.checkPassword(input.password);
+      changes.password = await this.hasher.hash(input.password);
+      passwordChanged = true;
+    }
+    if (input.username !== undefined) changes.username = input.username;
+    if (input.first_name !== undefined) changes.firstName = input.first_name;
+    if (input.last_name !== undefined) changes.lastName = input.last_name;
+    if (input.email !== undefined) changes.email = input.email;
+    if (input.is_superuser !== undefined) changes.isSuperuser = input.is_superuser;
+    if (input.is_system_auditor !== undefined) changes.isSystemAuditor = input.is_system_auditor;
+    if (input.is_active !== undefined) changes.isActive = input.is_active;
+    changes.modified = this.clock.now();
+    await this.users.update({ id: user.id }, changes);
+    if (passwordChanged) {
+      await this.events.emit({ type: 'password_changed', userId: user.id, keepSessionId });
+      this.logger.log({ event: 'password_changed', user_id: user.id, username: user.username });
+    }
+    if (input.is_active === false && user.isActive) await this.events.emit({ type: 'deactivated', userId: user.id });
+    return this.getOr404(user.id);
+  }
+
+  async setPassword(user: User, password: string): Promise<void> {
+    await this.update(user, { password });
+  }
+
+  async remove(user: User): Promise<void> {
+    await this.events.emit({ type: 'deleted', userId: user.id });
+    await this.users.delete({ id: user.id });
+    this.logger.log({ event: 'user_deleted', user_id: user.id, username: user.username });
+  }
+
+  /**
+   * First start with no users: create the superuser. No fixed default password exists; without
+   * ADMIN_PASSWORD a strong one is generated and returned for printing once.
+   */
+  async ensureBootstrapAdmin(username: string, password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
+    if ((await this.count()) > 0) return { created: false };
+    const generated = password ? undefined : randomBytes(18).toString('base64url');
+    const hash = await this.hasher.hash(password ?? generated!);
+    const now = this.clock.now();
+    try {
+      await this.users.insert({
+        username, password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
+        isActive: true, externalAccount: null, created: now, modified: now, lastLogin: null,
+      });
+    } catch (err) {
+      // Another node starting at the same moment created it first.
+      if (isUniqueViolation(err)) return { created: false };
+      throw err;
+    }
+    return { created: true, generatedPassword: generated };
+  }
+}

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { basic } from './support/test-app';
+import { createTestDatabase, TestDatabase } from './support/test-db';
+import { runManage, spawnService, ServiceProcess } from './support/service-process';
+
+describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let node: ServiceProcess;
+  before(async () => {
+    db = await createTestDatabase();
+    env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir };
+    // No ADMIN_PASSWORD and no SECRET_KEY: the first start generates both.
+    node = await spawnService(env);
+  });
+  after(async () => {
+    await node?.stop();
+    await db.drop();
+  });
+
+  it('first start creates the superuser with a generated password printed once', async () => {
+    const out = node.output.join('');
+    const match = /Created superuser "admin" with generated password: (\S+)/.exec(out);
+    assert.ok(match, out);
+    assert.ok(match[1].length >= 20);
+    await request(node.url).get('/api/v2/me/').set('Authorization', basic('admin', match[1])).expect(200);
+    await request(node.url).get('/api/v2/me/').set('Authorization', basic('admin', 'admin')).expect(401);
+    // the password is not in the JSON log stream
+    const jsonLines = out.split('\n').filter((l) => l.startsWith('{'));
+    assert.ok(!jsonLines.some((l) => l.includes(match[1])));
+  });
+
+  it('a second start does not create another superuser or print a password', async () => {
+    const second = await spawnService(env);
+    try {
+      assert.doesNotMatch(second.output.join(''), /generated password/);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('createsuperuser creates a working superuser; duplicates fail with one line and exit 1', async () => {
+    const ok = runManage(['createsuperuser', '--username', 'root2', '--email', 'r@example.com', '--password', 'Root2-pass-1'], env);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /Superuser "root2" created/);
+    const me = await request(node.url).get('/api/v2/me/').set('Authorization', basic('root2', 'Root2-pass-1')).expect(200);
+    assert.equal(me.body.results[0].is_superuser, true);
+    assert.equal(me.body.results[0].email, 'r@example.com');
+    const dup = runManage(['createsuperuser', '--username', 'root2', '--password', 'x'], env);
+    assert.equal(dup.status, 1);
+    assert.equal(dup.stderr.trim().split('\n').length, 1);
+    assert.match(dup.stderr, /already exists/);
+  });
+
+  it('createsuperuser takes the password from MANAGE_PASSWORD, and refuses to run without one', async () => {
+    const ok = runManage(['createsuperuser', '--username', 'root3'], { ...env, MANAGE_PASSWORD: 'Root3-pass-1' });
+    assert.equal(ok.status, 0, ok.stderr);
+    await request(node.url).get('/api/v2/me/').set('Authorization', basic('root3', 'Root3-pass-1')).expect(200);
+    const none = runManage(['createsuperuser', '--username', 'root4'], env);
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /No password given/);
+  });
+
+  it('changepassword changes the password; an unknown user fails', async () => {
+    const ok = runManage(['changepassword', 'root2', '--password', 'Root2-pass-2'], env);
+    assert.equal(ok.status, 0, ok.stderr);
+    await request(node.url).get('/api/v2/me/').set('Authorization', basic('root2', 'Root2-pass-1')).expect(401);
+    await request(node.url).get('/api/v2/me/').set('Authorization', basic('root2', 'Root2-pass-2')).expect(200);
+    const missing = runManage(['changepassword', 'ghost', '--password', 'x'], env);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /does not exist/);
+  });
+
+  it('enable_local_authentication --disable / --enable flips DISABLE_LOCAL_AUTH for the running node', async () => {
+    const creds = basic('root2', 'Root2-pass-2');
+    assert.equal(runManage(['enable_local_authentication', '--disable'], env).status, 0);
+    await waitFor(async () => (await request(node.url).get('/api/v2/me/').set('Authorization', creds)).status === 401);
+    assert.equal(runManage(['enable_local_authentication', '--enable'], env).status, 0);
+    await waitFor(async () => (await request(node.url).get('/api/v2/me/').set('Authorization', creds)).status === 200);
+    const neither = runManage(['enable_local_authentication'], env);
+    assert.equal(neither.status, 1);
+    const both = runManage(['enable_local_authentication', '--enable', '--disable'], env);
+    assert.equal(both.status, 1);
+  });
+
+  it('an unknown command exits non-zero', () => {
+    assert.notEqual(runManage(['no_such_command'], env).status, 0);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, ms = 1000): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`condition not met within ${ms} ms`);
+}

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+
+describe('HTTP pipeline (SPEC §1)', () => {
+  let t: TestApp;
+  const admin = () => basic('admin', ADMIN_PASSWORD);
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('sets the headers every response carries', async () => {
+    const res = await t.http().get('/api/v2/ping/').expect(200);
+    assert.match(res.headers['x-api-request-id'], /^[0-9a-f]{32}$/);
+    assert.match(res.headers['x-api-total-time'], /^\d+\.\d{3}s$/);
+    assert.equal(res.headers['access-control-expose-headers'], 'X-API-Request-Id');
+    assert.equal(res.headers['strict-transport-security'], 'max-age=15768000');
+    assert.equal(res.headers['vary'], 'Cookie, Accept-Language, Origin');
+    assert.equal(res.headers['content-language'], 'en');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers['x-frame-options'], 'DENY');
+    assert.equal(res.headers['cache-control'], 'max-age=0, no-cache, no-store, must-revalidate, private');
+    assert.equal(res.headers['x-api-product-name'], 'Automation Service');
+    assert.ok(res.headers['x-api-node']);
+  });
+
+  it('reuses a valid incoming request id and replaces an invalid one', async () => {
+    const id = 'ab'.repeat(16);
+    const res = await t.http().get('/api/v2/ping/').set('X-API-Request-Id', id).expect(200);
+    assert.equal(res.headers['x-api-request-id'], id);
+    const bad = await t.http().get('/api/v2/ping/').set('X-API-Request-Id', 'not-an-id<script>').expect(200);
+    assert.notEqual(bad.headers['x-api-request-id'], 'not-an-id');
+    assert.match(bad.headers['x-api-request-id'], /^[0-9a-f]{32}$/);
+  });
+
+  it('redirects paths without a trailing slash: 301 for GET/HEAD (query kept), 308 otherwise', async () => {
+    const get = await t.http().get('/api/v2/users?page=2').expect(301);
+    assert.equal(get.headers.location, '/api/v2/users/?page=2');
+    const head = await t.http().head('/api/v2/ping').expect(301);
+    assert.equal(head.headers.location, '/api/v2/ping/');
+    const post = await t.http().post('/api/v2/users').send({}).expect(308);
+    assert.equal(post.headers.location, '/api/v2/users/');
+    await t.http().get('/api').expect(301).expect('Location', '/api/');
+  });
+
+  it('lists what is available at /api/ and /api/v2/ without credentials', async () => {
+    const root = await t.http().get('/api/').expect(200);
+    assert.equal(root.body.current_version, '/api/v2/');
+    assert.equal(root.body.oauth2, '/api/o/');
+    const v2 = await t.http().get('/api/v2/').expect(200);
+    assert.equal(v2.body.ping, '/api/v2/ping/');
+    assert.equal(v2.body.users, '/api/v2/users/');
+  });
+
+  it('answers 401 with a Bearer challenge (never Basic) when unauthenticated', async () => {
+    const res = await t.http().get('/api/v2/me/').expect(401);
+    assert.equal(res.headers['www-authenticate'], 'Bearer realm="api"');
+    assert.match(res.body.detail, /Authentication credentials were not provided/);
+    assert.doesNotMatch(res.headers['www-authenticate'], /Basic/);
+  });
+
+  it('answers 403 with the AWX detail when authenticated but not allowed', async () => {
+    await t.createUser('plain403', 'Pw-plain-403');
+    const res = await t.http().get('/api/v2/settings/authentication/').set('Authorization', basic('plain403', 'Pw-plain-403')).expect(403);
+    assert.deepEqual(res.body, { detail: 'You do not have permission to perform this action.' });
+  });
+
+  it('refuses unsupported content types with 415', async () => {
+    const res = await t.http().post('/api/v2/users/').set('Authorization', admin()).set('Content-Type', 'text/plain').send('hello').expect(415);
+    assert.match(res.body.detail, /Unsupported media type "text\/plain"/);
+    await t.http().post('/api/v2/users/').set('Authorization', admin()).type('form').send('username=x').expect(415);
+  });
+
+  it('answers malformed JSON with 400 and a JSON detail, never a 500', async () => {
+    const res = await t.http().post('/api/v2/users/').set('Authorization', admin()).set('Content-Type', 'application/json').send('{"username": ').expect(400);
+    assert.match(res.body.detail, /^JSON parse error/);
+    assert.doesNotMatch(JSON.stringify(res.body), /at .*\.js/);
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const big = JSON.stringify({ username: 'x'.repeat(2 * 1024 * 1024) });
+    const res = await t.http().post('/api/v2/users/').set('Authorization', admin()).set('Content-Type', 'application/json').send(big);
+    assert.equal(res.status, 413);
+    assert.equal(res.body.detail, 'Request body is too large.');
+  });
+
+  it('answers a JSON body that is not an object with a 400 field error', async () => {
+    const res = await t.http().post('/api/v2/users/').set('Authorization', admin()).send([1, 2]).expect(400);
+    assert.deepEqual(res.body, { non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] });
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await t.http().get('/api/v2/nothing-here/').set('Authorization', admin()).expect(404);
+    assert.deepEqual(res.body, { detail: 'Not found.' });
+  });
+
+  it('treats ids that are not positive integers as 404', async () => {
+    for (const id of ['1.5', '1e3', 'abc', '0', '-1', '01', '99999999999']) {
+      const res = await t.http().get(`/api/v2/users/${id}/`).set('Authorization', admin());
+      assert.equal(res.status, 404, `id ${id}`);
+      assert.deepEqual(res.body, { detail: 'Not found.' });
+    }
+    const one = await t.http().get('/api/v2/users/1/').set('Authorization', admin()).expect(200);
+    assert.equal(one.body.id, 1);
+  });
+});

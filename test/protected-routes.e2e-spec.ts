@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** Routes meant to answer without credentials; every other route must refuse an anonymous caller. */
+const PUBLIC = new Set([
+  'GET /api/',
+  'GET /api/v2/',
+  'GET /api/v2/ping/',
+  'GET /api/v2/auth/',
+  'GET /api/login/',
+  'POST /api/login/',
+  'GET /api/logout/',
+  'POST /api/logout/',
+  'GET /api/o/',
+  'GET /api/o/authorize/',
+  'POST /api/o/authorize/',
+  'POST /api/o/token/',
+  'POST /api/o/revoke_token/',
+  'GET /sso/login/oidc/',
+  'GET /sso/login/saml/',
+  'GET /sso/complete/oidc/',
+  'POST /sso/complete/saml/',
+  'GET /sso/metadata/saml/',
+  'GET /accounts/profile/',
+  'GET /api/v2/metrics/',
+  'GET /api/swagger/',
+  'GET /api/swagger/json/',
+  'GET /static/:file',
+]);
+
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+describe('every route is protected unless it is meant to be public', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('answers 401 to an anonymous caller on each protected route', async () => {
+    const express = t.app.getHttpAdapter().getInstance();
+    const stack: Layer[] = (express.router ?? express._router).stack;
+    const routes = stack
+      .filter((l) => l.route)
+      .flatMap((l) => Object.keys(l.route!.methods).map((m) => ({ method: m.toUpperCase(), path: l.route!.path })));
+    assert.ok(routes.length >= 10, 'routes were discovered');
+    let checked = 0;
+    for (const { method, path } of routes) {
+      const normalised = path.endsWith('/') ? path : `${path}/`;
+      if (PUBLIC.has(`${method} ${normalised}`) || PUBLIC.has(`${method} ${path}`)) continue;
+      const concrete = normalised.replace(/:[A-Za-z_]+/g, '1');
+      const res = await (t.http() as unknown as Record<string, (p: string) => Promise<{ status: number; body: { detail?: string } }>>)[
+        method.toLowerCase()
+      ](concrete);
+      assert.equal(res.status, 401, `${method} ${concrete} must be protected (got ${res.status})`);
+      checked++;
+    }
+    assert.ok(checked >= 8, `checked ${checked} protected routes`);
+  });
+});

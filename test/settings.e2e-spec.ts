@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+
+const URL = '/api/v2/settings/authentication/';
+
+describe('runtime settings (SPEC §9)', () => {
+  let t: TestApp;
+  const admin = () => basic('admin', ADMIN_PASSWORD);
+  before(async () => {
+    t = await startTestApp();
+    await t.createUser('auditor', 'Auditor-pass-1', { is_system_auditor: true });
+    await t.createUser('user', 'User-pass-1');
+  });
+  after(() => t.close());
+
+  it('shows every key with its default', async () => {
+    const res = await t.http().get(URL).set('Authorization', admin()).expect(200);
+    assert.deepEqual(res.body, {
+      SESSION_COOKIE_AGE: 1800,
+      SESSION_ABSOLUTE_TIMEOUT: 0,
+      SESSIONS_PER_USER: -1,
+      SESSIONS_PER_IP: -1,
+      AUTH_BASIC_ENABLED: true,
+      DISABLE_LOCAL_AUTH: false,
+      OAUTH2_PROVIDER: { ACCESS_TOKEN_EXPIRE_SECONDS: 31536000000, REFRESH_TOKEN_EXPIRE_SECONDS: 2628000, AUTHORIZATION_CODE_EXPIRE_SECONDS: 600 },
+      ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false,
+      LOGIN_REDIRECT_OVERRIDE: '',
+      CSRF_TRUSTED_ORIGINS: [],
+      LOCAL_PASSWORD_MIN_LENGTH: 0,
+      LOCAL_PASSWORD_MIN_DIGITS: 0,
+      LOCAL_PASSWORD_MIN_UPPER: 0,
+      LOCAL_PASSWORD_MIN_SPECIAL: 0,
+      LOGIN_FAILURES_ALLOWED: 5,
+      LOGIN_FAILURE_WINDOW: 900,
+      ALLOW_METRICS_FOR_ANONYMOUS_USERS: false,
+    });
+  });
+
+  it('is readable by auditors, writable only by superusers', async () => {
+    await t.http().get(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).expect(200);
+    await t.http().patch(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
+    await t.http().get(URL).set('Authorization', basic('user', 'User-pass-1')).expect(403);
+    await t.http().delete(URL).set('Authorization', basic('user', 'User-pass-1')).expect(403);
+    await t.http().get('/api/v2/settings/').set('Authorization', basic('user', 'User-pass-1')).expect(403);
+  });
+
+  it('PATCH stores values, PUT too, and both are read back at once', async () => {
+    const res = await t.http().patch(URL).set('Authorization', admin()).send({ SESSION_COOKIE_AGE: 600, SESSIONS_PER_USER: 2 }).expect(200);
+    assert.equal(res.body.SESSION_COOKIE_AGE, 600);
+    assert.equal(res.body.SESSIONS_PER_USER, 2);
+    const put = await t.http().put(URL).set('Authorization', admin()).send({ CSRF_TRUSTED_ORIGINS: ['https://ui.example.com'] }).expect(200);
+    assert.deepEqual(put.body.CSRF_TRUSTED_ORIGINS, ['https://ui.example.com']);
+    const read = await t.http().get(URL).set('Authorization', admin()).expect(200);
+    assert.equal(read.body.SESSION_COOKIE_AGE, 600);
+  });
+
+  it('OAUTH2_PROVIDER fills missing keys and names invalid ones', async () => {
+    const ok = await t.http().patch(URL).set('Authorization', admin()).send({ OAUTH2_PROVIDER: { ACCESS_TOKEN_EXPIRE_SECONDS: 3600 } }).expect(200);
+    assert.deepEqual(ok.body.OAUTH2_PROVIDER, { ACCESS_TOKEN_EXPIRE_SECONDS: 3600, REFRESH_TOKEN_EXPIRE_SECONDS: 2628000, AUTHORIZATION_CODE_EXPIRE_SECONDS: 600 });
+    const bad = await t.http().patch(URL).set('Authorization', admin()).send({ OAUTH2_PROVIDER: { FOO: 1 } }).expect(400);
+    assert.deepEqual(bad.body, { OAUTH2_PROVIDER: ['Invalid key names: FOO'] });
+  });
+
+  it('answers invalid values with 400 naming each field, and stores nothing', async () => {
+    const res = await t.http().patch(URL).set('Authorization', admin())
+      .send({ SESSION_COOKIE_AGE: 59, SESSIONS_PER_USER: 0, AUTH_BASIC_ENABLED: 'no', CSRF_TRUSTED_ORIGINS: ['not a url'], LOGIN_REDIRECT_OVERRIDE: 'javascript:alert(1)', SESSIONS_PER_IP: 1.5 })
+      .expect(400);
+    assert.deepEqual(Object.keys(res.body).sort(), ['AUTH_BASIC_ENABLED', 'CSRF_TRUSTED_ORIGINS', 'LOGIN_REDIRECT_OVERRIDE', 'SESSIONS_PER_IP', 'SESSIONS_PER_USER', 'SESSION_COOKIE_AGE']);
+    assert.deepEqual(res.body.SESSION_COOKIE_AGE, ['Ensure this value is greater than or equal to 60.']);
+    const partial = await t.http().patch(URL).set('Authorization', admin()).send({ SESSION_COOKIE_AGE: 900, SESSIONS_PER_USER: 0 }).expect(400);
+    assert.ok(partial.body.SESSIONS_PER_USER);
+    const read = await t.http().get(URL).set('Authorization', admin()).expect(200);
+    assert.equal(read.body.SESSION_COOKIE_AGE, 600, 'a rejected request changes nothing');
+  });
+
+  it('refuses DISABLE_LOCAL_AUTH while no remote authentication is configured', async () => {
+    const res = await t.http().patch(URL).set('Authorization', admin()).send({ DISABLE_LOCAL_AUTH: true }).expect(400);
+    assert.deepEqual(res.body, { DISABLE_LOCAL_AUTH: ['There are no remote authentication systems configured.'] });
+  });
+
+  it('DELETE resets every key to its default', async () => {
+    await t.http().delete(URL).set('Authorization', admin()).expect(204);
+    const read = await t.http().get(URL).set('Authorization', admin()).expect(200);
+    assert.equal(read.body.SESSION_COOKIE_AGE, 1800);
+    assert.equal(read.body.SESSIONS_PER_USER, -1);
+  });
+
+  it('lists categories and 404s unknown ones', async () => {
+    const list = await t.http().get('/api/v2/settings/').set('Authorization', admin()).expect(200);
+    assert.ok(list.body.results.some((c: { slug: string }) => c.slug === 'authentication'));
+    await t.http().get('/api/v2/settings/nope/').set('Authorization', admin()).expect(404);
+  });
+
+  it('rejects bodies that are not objects', async () => {
+    await t.http().patch(URL).set('Authorization', admin()).send([1]).expect(400);
+  });
+});

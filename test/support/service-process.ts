@@ -1,0 +1,72 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export interface ServiceProcess {
+  url: string;
+  output: string[];
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the built service as its own process (a second "node"), on a free loopback port. */
+export function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('service did not start:\n' + output.join(''))), 30000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = /"event":"listening","url":"(http:\/\/[^"]+?)\/"/.exec(output.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1],
+          output,
+          child,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output.join('')}`));
+    });
+  });
+}
+
+/** Runs a management command to completion. */
+export function runManage(args: string[], env: Record<string, string>, input?: string) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    input,
+    timeout: 60000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Starts several nodes at once; if any fails, the others are stopped before the error is thrown. */
+export async function spawnServices(count: number, env: Record<string, string>): Promise<ServiceProcess[]> {
+  const results = await Promise.allSettled(Array.from({ length: count }, () => spawnService(env)));
+  const started = results.filter((r): r is PromiseFulfilledResult<ServiceProcess> => r.status === 'fulfilled').map((r) => r.value);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((s) => s.stop()));
+    throw failed.reason;
+  }
+  return started;
+}
