@@ -1,4 +1,4 @@
-import type { TableColumnOptions } from 'typeorm';
+import type { QueryRunner, TableColumnOptions } from 'typeorm';
 
 /** Column shapes shared by every migration; types chosen to mean the same on SQLite and MySQL. */
 export function idColumn(): TableColumnOptions {
@@ -11,4 +11,9 @@ export function timestampColumn(name: string, nullable = false): TableColumnOpti
 
 export function createdModified(): TableColumnOptions[] {
   return [timestampColumn('created'), timestampColumn('modified')];
+}
+
+/** Text beyond MySQL's 64 KiB TEXT (credential inputs, variables): MEDIUMTEXT there, TEXT on SQLite. */
+export function largeTextColumn(q: QueryRunner, name: string): TableColumnOptions {
+  return { name, type: q.connection.options.type === 'mysql' ? 'mediumtext' : 'text' };
 }

@@ -1,0 +1,86 @@
+import type { FindOptionsOrder, FindOptionsRelations, FindOptionsWhere, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Clock } from './clock';
+import { NotFound } from './errors';
+import type { OwnedResource } from './owned-resource.entity';
+import { assertCanChange, canRead, ownerFilter } from './ownership';
+import { Page, pageOf, pageRequest } from './pagination';
+import type { Principal } from './principal';
+
+export type RowValues<T> = QueryDeepPartialEntity<T>;
+
+/**
+ * Reads and writes one table of user-owned objects under the rules of ownership.ts, so each
+ * resource service only says what its fields are. Writes are single INSERT/UPDATE/DELETE
+ * statements (never `save()`, whose own transaction breaks on SQLite under concurrency).
+ */
+export class OwnedRecords<T extends OwnedResource> {
+  private readonly relations: FindOptionsRelations<T>;
+
+  constructor(
+    private readonly repository: Repository<T>,
+    private readonly clock: Clock,
+    relations: string[] = [],
+  ) {
+    const names = ['createdBy', 'modifiedBy', ...relations];
+    this.relations = Object.fromEntries(names.map((name) => [name, true])) as FindOptionsRelations<T>;
+  }
+
+  /** A page of the objects the caller may see, oldest first, each turned into its API form. */
+  async page(principal: Principal, query: Record<string, unknown>, path: string, view: (row: T) => object): Promise<Page<object>> {
+    const request = pageRequest(query);
+    const owner = ownerFilter(principal);
+    const [rows, count] = await this.repository.findAndCount({
+      where: (owner === undefined ? {} : { createdById: owner }) as FindOptionsWhere<T>,
+      order: { id: 'ASC' } as FindOptionsOrder<T>,
+      skip: request.offset,
+      take: request.pageSize,
+      relations: this.relations,
+    });
+    return pageOf(path, request, count, rows.map(view));
+  }
+
+  find(id: number): Promise<T | null> {
+    return this.repository.findOne({ where: { id } as FindOptionsWhere<T>, relations: this.relations });
+  }
+
+  /** The object when the caller may see it; otherwise 404, whether or not it exists. */
+  async visible(principal: Principal, id: number): Promise<T> {
+    const row = await this.find(id);
+    if (!row || !canRead(principal, row.createdById)) throw new NotFound();
+    return row;
+  }
+
+  /** The object when the caller may change it: 404 when it is not visible, 403 when it is only visible. */
+  async changeable(principal: Principal, id: number): Promise<T> {
+    const row = await this.find(id);
+    if (!row) throw new NotFound();
+    assertCanChange(principal, row.createdById);
+    return row;
+  }
+
+  /** Inserts an object owned by the caller. */
+  async create(principal: Principal, values: RowValues<T>): Promise<T> {
+    const now = this.clock.now();
+    const stamps = { createdById: principal.user.id, modifiedById: principal.user.id, created: now, modified: now };
+    const result = await this.repository.insert({ ...values, ...stamps } as RowValues<T>);
+    return this.existing(result.identifiers[0].id);
+  }
+
+  async update(principal: Principal, row: T, values: RowValues<T>): Promise<T> {
+    const stamps = { modifiedById: principal.user.id, modified: this.clock.now() };
+    await this.repository.update({ id: row.id } as FindOptionsWhere<T>, { ...values, ...stamps } as RowValues<T>);
+    return this.existing(row.id);
+  }
+
+  async remove(row: T): Promise<void> {
+    await this.repository.delete({ id: row.id } as FindOptionsWhere<T>);
+  }
+
+  /** Re-reads a row just written; a concurrent DELETE in between makes it a 404, not a 500. */
+  private async existing(id: number): Promise<T> {
+    const row = await this.find(id);
+    if (!row) throw new NotFound();
+    return row;
+  }
+}

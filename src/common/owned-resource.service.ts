@@ -1,0 +1,65 @@
+import { parseBody, Schema } from './fields';
+import type { OwnedRecords, RowValues } from './owned-records';
+import type { OwnedResource } from './owned-resource.entity';
+import type { Page } from './pagination';
+import type { Principal } from './principal';
+
+/** What one kind of user-owned object is: its path, body rules, columns and API form. */
+export interface OwnedResourceDefinition<T extends OwnedResource> {
+  /** The list path, e.g. `/api/v2/hosts/`. */
+  path: string;
+  schema: Schema;
+  /** The entity property each API field is stored in (`inventory` → `inventoryId`). */
+  columns: Record<string, keyof T & string>;
+  /** Turns validated values into stored ones (credentials encrypt); `current` is the row being changed. */
+  prepare?(input: Record<string, unknown>, current?: T): Record<string, unknown>;
+  /** Column values of a new row for the optional fields the body left out. */
+  defaults: RowValues<T>;
+  view(row: T, principal: Principal): Record<string, unknown>;
+}
+
+/**
+ * List, read, create, replace, patch and delete for one kind of owned object: the same flow for
+ * hosts, credentials and job templates. Visibility comes first (404 or 403), then validation (400),
+ * then one write.
+ */
+export class OwnedResourceService<T extends OwnedResource> {
+  constructor(
+    protected readonly records: OwnedRecords<T>,
+    protected readonly definition: OwnedResourceDefinition<T>,
+  ) {}
+
+  list(principal: Principal, query: Record<string, unknown>): Promise<Page<object>> {
+    return this.records.page(principal, query, this.definition.path, (row) => this.definition.view(row, principal));
+  }
+
+  async get(principal: Principal, id: number): Promise<Record<string, unknown>> {
+    return this.definition.view(await this.records.visible(principal, id), principal);
+  }
+
+  async create(principal: Principal, body: unknown): Promise<Record<string, unknown>> {
+    const input = parseBody(body, this.definition.schema);
+    const values = { ...this.definition.defaults, ...this.values(input) } as RowValues<T>;
+    return this.definition.view(await this.records.create(principal, values), principal);
+  }
+
+  /** PUT (`partial` false: required fields must be sent) and PATCH; fields left out keep their values. */
+  async update(principal: Principal, id: number, body: unknown, partial: boolean): Promise<Record<string, unknown>> {
+    const current = await this.records.changeable(principal, id);
+    const input = parseBody(body, this.definition.schema, partial);
+    const row = await this.records.update(principal, current, this.values(input, current));
+    return this.definition.view(row, principal);
+  }
+
+  async remove(principal: Principal, id: number): Promise<void> {
+    await this.records.remove(await this.records.changeable(principal, id));
+  }
+
+  /** Column values for the fields the body gave (parseBody leaves out the ones it did not). */
+  private values(input: Record<string, unknown>, current?: T): RowValues<T> {
+    const prepared = this.definition.prepare ? this.definition.prepare(input, current) : input;
+    const values: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(prepared)) values[this.definition.columns[field]] = value;
+    return values as RowValues<T>;
+  }
+}
