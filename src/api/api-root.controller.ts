@@ -32,6 +32,10 @@ export class ApiRootController {
       me: '/api/v2/me/',
       users: '/api/v2/users/',
       settings: '/api/v2/settings/',
+      hosts: '/api/v2/hosts/',
+      credentials: '/api/v2/credentials/',
+      job_templates: '/api/v2/job_templates/',
+      jobs: '/api/v2/jobs/',
     };
     if (this.config.oauth2ProviderEnabled) {
       routes.tokens = '/api/v2/tokens/';

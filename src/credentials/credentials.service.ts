@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Clock } from '../common/clock';
+import { rules } from '../common/fields';
+import { OwnedRecords } from '../common/owned-records';
+import { OwnedResourceDefinition, OwnedResourceService } from '../common/owned-resource.service';
+import { NAME_FIELDS } from '../common/resource-fields';
+import { SecretBox } from '../common/secret-box';
+import { Credential } from './credential.entity';
+import { CREDENTIAL_TYPES, Inputs, inputsRule, parseStoredInputs, sealInputs } from './credential-inputs';
+import { serializeCredential } from './credential.serializer';
+
+/** A credential is a name, an optional description, a type ("machine") and its inputs (SPEC §10). */
+function credentialDefinition(box: SecretBox): OwnedResourceDefinition<Credential> {
+  return {
+    path: '/api/v2/credentials/',
+    schema: {
+      ...NAME_FIELDS,
+      credential_type: { rule: rules.choice(CREDENTIAL_TYPES) },
+      inputs: { rule: inputsRule() },
+    },
+    columns: { name: 'name', description: 'description', credential_type: 'credentialType', inputs: 'inputs' },
+    defaults: { description: '', credentialType: 'machine', inputs: '{}' },
+    // The inputs given replace the stored ones (AWX); a secret sent back as "$encrypted$" is kept.
+    prepare(input, current) {
+      if (input.inputs === undefined) return input;
+      const stored = current ? parseStoredInputs(current.inputs) : {};
+      return { ...input, inputs: JSON.stringify(sealInputs(input.inputs as Inputs, stored, box)) };
+    },
+    view: serializeCredential,
+  };
+}
+
+@Injectable()
+export class CredentialsService extends OwnedResourceService<Credential> {
+  constructor(@InjectRepository(Credential) repository: Repository<Credential>, clock: Clock, @Inject(APP_CONFIG) config: AppConfig) {
+    super(new OwnedRecords(repository, clock), credentialDefinition(new SecretBox(config.secretKey)));
+  }
+}

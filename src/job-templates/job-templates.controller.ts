@@ -1,0 +1,38 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { IdPipe } from '../common/id.pipe';
+import { OwnedResourceController } from '../common/owned-resource.controller';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { JobTemplate } from './job-template.entity';
+import { JobTemplatesService } from './job-templates.service';
+import { JobsService } from './jobs.service';
+
+/** `/api/v2/job_templates/` (+`N/`) and the launch of seed §4. */
+@Controller('api/v2/job_templates')
+export class JobTemplatesController extends OwnedResourceController<JobTemplate> {
+  constructor(
+    protected readonly resources: JobTemplatesService,
+    private readonly jobs: JobsService,
+  ) {
+    super();
+  }
+
+  @Get(':id/launch')
+  requirements(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    return this.jobs.requirements(principal, id);
+  }
+
+  /** 201 with the job and its address in `Location`, as AWX answers a launch. */
+  @Post(':id/launch')
+  @HttpCode(201)
+  async launch(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', IdPipe) id: number,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const job = await this.jobs.launch(principal, id, body);
+    res.setHeader('Location', job.url as string);
+    return job;
+  }
+}
