@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ApiModule } from './api/api.module';
 import { AuthModule } from './auth/auth.module';
-import { AuthStrategiesModule } from './common/auth-strategies';
+import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
-  imports: [ConfigModule, DatabaseModule, AuthStrategiesModule, SettingsModule, UsersModule, AuthModule, ApiModule],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, AuthModule, ApiModule],
 })
 export class AppModule {}

@@ -1,5 +1,6 @@
+import { Session } from '../sessions/session.entity';
 import { Setting } from '../settings/setting.entity';
 import { User } from '../users/user.entity';
 
 /** Every entity, listed once for the app and the migration CLI alike. */
-export const ENTITIES = [User, Setting];
+export const ENTITIES = [User, Setting, Session];
