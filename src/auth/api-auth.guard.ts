@@ -6,7 +6,7 @@ import { AuthStrategies } from '../common/auth-strategies';
 import { AuthError, PermissionDenied } from '../common/errors';
 import { IS_PUBLIC } from '../common/public.decorator';
 import { Principal, SAFE_METHODS } from '../common/principal';
-import { CsrfService } from './csrf.service';
+import { CsrfService } from '../sessions/csrf.service';
 
 /**
  * The one global guard (secure by default): tries the registered strategies in AWX's order and

@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
-import { AuthStrategiesModule } from '../common/auth-strategies';
+import { CommonModule } from '../common/common.module';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
+import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
 import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand } from './user-commands';
 
 /** The management commands run on the Nest application context: same services, no HTTP server. */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AuthStrategiesModule, SettingsModule, UsersModule],
-  providers: [CreateSuperuserCommand, ChangePasswordCommand, EnableLocalAuthenticationCommand],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule],
+  providers: [CreateSuperuserCommand, ChangePasswordCommand, EnableLocalAuthenticationCommand, ExpireSessionsCommand, CleanupSessionsCommand],
 })
 export class CliModule {}

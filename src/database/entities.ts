@@ -2,8 +2,9 @@ import { Credential } from '../credentials/credential.entity';
 import { Host } from '../hosts/host.entity';
 import { Job } from '../job-templates/job.entity';
 import { JobTemplate } from '../job-templates/job-template.entity';
+import { Session } from '../sessions/session.entity';
 import { Setting } from '../settings/setting.entity';
 import { User } from '../users/user.entity';
 
 /** Every entity, listed once for the app and the migration CLI alike. */
-export const ENTITIES = [User, Setting, Host, Credential, JobTemplate, Job];
+export const ENTITIES = [User, Setting, Session, Host, Credential, JobTemplate, Job];

@@ -1,0 +1,8 @@
+import { Global, Module } from '@nestjs/common';
+import { AuthStrategies } from './auth-strategies';
+import { LoginProviders } from './login-providers';
+
+/** Registries feature modules fill at start-up, so dependencies keep pointing one way. */
+@Global()
+@Module({ providers: [AuthStrategies, LoginProviders], exports: [AuthStrategies, LoginProviders] })
+export class CommonModule {}
