@@ -130,7 +130,10 @@ export class SessionsService {
     const age = this.settings.get('SESSION_COOKIE_AGE');
     const cap = session.absoluteExpires?.getTime() ?? Infinity;
     const expires = new Date(Math.min(now.getTime() + age * 1000, cap));
-    await this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires });
+    // A burst of requests slides the expiry by less than a second each: one write a second is enough.
+    if (expires.getTime() - session.expires.getTime() >= 1000 || now.getTime() - session.lastSeen.getTime() >= 1000) {
+      await this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires });
+    }
     session.expires = expires;
     session.lastSeen = now;
     return Math.max(0, Math.round((expires.getTime() - now.getTime()) / 1000));
