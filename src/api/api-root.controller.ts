@@ -32,6 +32,7 @@ export class ApiRootController {
       me: '/api/v2/me/',
       users: '/api/v2/users/',
       settings: '/api/v2/settings/',
+      metrics: '/api/v2/metrics/',
       hosts: '/api/v2/hosts/',
       credentials: '/api/v2/credentials/',
       job_templates: '/api/v2/job_templates/',

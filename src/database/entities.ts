@@ -4,7 +4,8 @@ import { Job } from '../job-templates/job.entity';
 import { JobTemplate } from '../job-templates/job-template.entity';
 import { Session } from '../sessions/session.entity';
 import { Setting } from '../settings/setting.entity';
+import { LoginFailure } from '../users/login-failure.entity';
 import { User } from '../users/user.entity';
 
 /** Every entity, listed once for the app and the migration CLI alike. */
-export const ENTITIES = [User, Setting, Session, Host, Credential, JobTemplate, Job];
+export const ENTITIES = [User, Setting, Session, LoginFailure, Host, Credential, JobTemplate, Job];
