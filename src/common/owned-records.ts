@@ -1,5 +1,6 @@
 import type { FindOptionsOrder, FindOptionsRelations, FindOptionsWhere, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { isForeignKeyViolation } from '../database/errors';
 import { Clock } from './clock';
 import { NotFound } from './errors';
 import type { OwnedResource } from './owned-resource.entity';
@@ -59,12 +60,20 @@ export class OwnedRecords<T extends OwnedResource> {
     return row;
   }
 
-  /** Inserts an object owned by the caller. */
+  /**
+   * Inserts an object owned by the caller. When a row it refers to (a job's template, the caller
+   * itself) is deleted meanwhile, the foreign key refuses the INSERT: that is a 404, and nothing is written.
+   */
   async create(principal: Principal, values: RowValues<T>): Promise<T> {
     const now = this.clock.now();
     const stamps = { createdById: principal.user.id, modifiedById: principal.user.id, created: now, modified: now };
-    const result = await this.repository.insert({ ...values, ...stamps } as RowValues<T>);
-    return this.existing(result.identifiers[0].id);
+    try {
+      const result = await this.repository.insert({ ...values, ...stamps } as RowValues<T>);
+      return await this.existing(result.identifiers[0].id);
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new NotFound();
+      throw err;
+    }
   }
 
   async update(principal: Principal, row: T, values: RowValues<T>): Promise<T> {

@@ -2,12 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
-import { NotFound } from '../common/errors';
 import { parseBody, rules } from '../common/fields';
 import { OwnedRecords } from '../common/owned-records';
 import type { Page } from '../common/pagination';
 import type { Principal } from '../common/principal';
-import { isForeignKeyViolation } from '../database/errors';
 import { JobTemplate } from './job-template.entity';
 import { launchRequirements } from './job-template.serializer';
 import { LIMIT_MAX } from './job-templates.service';
@@ -48,9 +46,9 @@ export class JobsService {
   }
 
   /**
-   * One INSERT copies the template's options into a pending job. A template deleted meanwhile makes
-   * the foreign key refuse the row: that is a 404, and no job is half-written. A `limit` the
-   * template does not ask for is reported in `ignored_fields`, as AWX does.
+   * One INSERT copies the template's options into a pending job; a template deleted meanwhile makes
+   * it a 404 (OwnedRecords.create). A `limit` the template does not ask for is reported in
+   * `ignored_fields`, as AWX does.
    */
   async launch(principal: Principal, templateId: number, body: unknown): Promise<Record<string, unknown>> {
     const template = await this.templates.changeable(principal, templateId);
@@ -59,25 +57,19 @@ export class JobsService {
     let limit = template.limit;
     if (input.limit !== undefined && template.askLimitOnLaunch) limit = input.limit;
     else if (input.limit !== undefined) ignored.limit = input.limit;
-    let job: Job;
-    try {
-      job = await this.jobs.create(principal, {
-        name: template.name,
-        description: template.description,
-        jobTemplateId: template.id,
-        jobType: template.jobType,
-        inventoryId: template.inventoryId,
-        projectId: template.projectId,
-        playbook: template.playbook,
-        limit,
-        extraVars: template.extraVars,
-        launchType: 'manual',
-        status: 'pending',
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) throw new NotFound();
-      throw err;
-    }
+    const job = await this.jobs.create(principal, {
+      name: template.name,
+      description: template.description,
+      jobTemplateId: template.id,
+      jobType: template.jobType,
+      inventoryId: template.inventoryId,
+      projectId: template.projectId,
+      playbook: template.playbook,
+      limit,
+      extraVars: template.extraVars,
+      launchType: 'manual',
+      status: 'pending',
+    });
     this.logger.log({ event: 'job_launched', job_id: job.id, job_template_id: template.id, user_id: principal.user.id });
     return { ...serializeJob(job, principal), ignored_fields: ignored };
   }
