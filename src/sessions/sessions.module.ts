@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, OnModuleInit, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
 import { SettingsModule } from '../settings/settings.module';
 import { UserEvents } from '../users/user-events';
 import { UsersModule } from '../users/users.module';
@@ -25,6 +26,7 @@ export class SessionsModule implements OnModuleInit, NestModule {
   constructor(
     private readonly events: UserEvents,
     private readonly sessions: SessionsService,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   /** Watching one's session must not keep it alive: the event stream never slides it. */
@@ -34,6 +36,7 @@ export class SessionsModule implements OnModuleInit, NestModule {
 
   /** Account changes end sessions (SPEC §8): other sessions on a password change, all on deactivation. */
   onModuleInit(): void {
+    this.metrics.setLiveSessionsSource(() => this.sessions.countLive());
     this.events.subscribe(async (event) => {
       if (event.type === 'password_changed') {
         await this.sessions.end({ userId: event.userId, exceptId: event.keepSessionId }, 'password_changed');
