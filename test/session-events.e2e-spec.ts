@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SessionWatcher } from '../src/sessions/session-watcher.service';
-import { startTestApp, TestApp } from './support/test-app';
+import { ADMIN_PASSWORD, startTestApp, TestApp } from './support/test-app';
 import { browserLogin } from './support/browser-login';
 import { openEventStream } from './support/event-stream';
 
@@ -118,5 +118,10 @@ describe('session events (server-sent events)', () => {
     const watcher = t.app.get(SessionWatcher);
     for (let i = 0; i < 50 && watcher.watching > 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.equal(watcher.watching, 0);
+    // A stream's lifetime is not a request latency: it stays out of the duration histogram.
+    const metrics = await t.http().get('/api/v2/metrics/').auth('admin', ADMIN_PASSWORD).expect(200);
+    assert.match(metrics.text, /svc_http_request_duration_seconds_count\{[^}]*route="\/api\/v2\/me\/sessions"/);
+    assert.match(metrics.text, /route="\/api\/v2\/me\/session\/events",status="401"/, 'refusals are still measured');
+    assert.doesNotMatch(metrics.text, /route="\/api\/v2\/me\/session\/events",status="200"/);
   });
 });

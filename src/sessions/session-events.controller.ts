@@ -1,4 +1,5 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiProduces } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Clock } from '../common/clock';
 import { BadRequest } from '../common/errors';
@@ -29,6 +30,7 @@ export class SessionEventsController {
   ) {}
 
   @Get()
+  @ApiProduces('text/event-stream')
   async events(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
     const found = principal.method === 'session' && principal.credentialId !== undefined
       ? await this.sessions.findById(principal.credentialId)
