@@ -9,11 +9,12 @@ import { HostsModule } from './hosts/hosts.module';
 import { JobTemplatesModule } from './job-templates/job-templates.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
+import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
   imports: [
-    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, AuthModule, ApiModule,
+    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, AuthModule, ApiModule, UiModule,
     HostsModule, CredentialsModule, JobTemplatesModule,
   ],
 })
