@@ -1,4 +1,5 @@
 import { UsersAndSettings1763800000000 } from './1763800000000-users-and-settings';
+import { Tokens1763900000000 } from './1763900000000-tokens';
 
 /** Migrations in order; imported as classes so ts-jest, dist and the CLI all see the same list. */
-export const MIGRATIONS = [UsersAndSettings1763800000000];
+export const MIGRATIONS = [UsersAndSettings1763800000000, Tokens1763900000000];
