@@ -5,9 +5,10 @@ import { AuthStrategiesModule } from './common/auth-strategies';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { SettingsModule } from './settings/settings.module';
+import { TokensModule } from './tokens/tokens.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
-  imports: [ConfigModule, DatabaseModule, AuthStrategiesModule, SettingsModule, UsersModule, AuthModule, ApiModule],
+  imports: [ConfigModule, DatabaseModule, AuthStrategiesModule, SettingsModule, UsersModule, TokensModule, AuthModule, ApiModule],
 })
 export class AppModule {}
