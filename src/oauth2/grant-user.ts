@@ -1,4 +1,5 @@
 import type { User } from '../users/user.entity';
+import type { AuthorizationCode } from '../tokens/authorization-code.entity';
 import type { RefreshToken } from '../tokens/refresh-token.entity';
 
 /**
@@ -8,7 +9,7 @@ import type { RefreshToken } from '../tokens/refresh-token.entity';
 export interface GrantUser {
   entity: User;
   /** Authorization-code grant: the code row, and the family its redemption won. */
-  codeId?: number;
+  code?: AuthorizationCode;
   family?: string;
   /** Refresh grant: the token being rotated; the new one inherits its family and start. */
   refreshToken?: RefreshToken;

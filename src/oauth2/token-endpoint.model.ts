@@ -17,6 +17,7 @@ import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
 import { newSecret } from '../tokens/token-secrets';
 import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
+import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { GrantUser } from './grant-user';
@@ -98,7 +99,7 @@ export class TokenEndpointModel {
     };
     try {
       const issued = await this.deps.transactions.run(async (manager) => {
-        if (user.codeId !== undefined && !(await this.deps.codes.lockUnreplayed(user.codeId, manager))) {
+        if (user.code && !(await this.deps.codes.lockUnreplayed(user.code.id, manager))) {
           throw new InvalidGrantError('Invalid grant: authorization code has already been used');
         }
         return this.deps.tokens.issue(options, manager);
@@ -126,16 +127,14 @@ export class TokenEndpointModel {
       throw new InvalidGrantError('Invalid grant: authorization code has already been used');
     }
     if (this.deps.codes.isExpired(code)) throw new InvalidGrantError('Invalid grant: authorization code has expired');
-    const [app, user] = await Promise.all([this.deps.applications.findById(code.applicationId), this.deps.users.findById(code.userId)]);
-    if (!app || !user || !user.isActive) throw new InvalidGrantError('Invalid grant: authorization code is invalid');
-    const grantUser: GrantUser = { entity: user, codeId: code.id };
+    const { client, user } = await this.clientAndOwner(code, 'authorization code');
     return {
       authorizationCode: secret,
       expiresAt: code.expires,
       redirectUri: code.redirectUri ?? '',
       scope: code.scope.split(' '),
-      client: { id: app.clientId, grants: grantsOf(app) },
-      user: grantUser,
+      client,
+      user: { entity: user, code } satisfies GrantUser,
       codeChallenge: code.codeChallenge ?? undefined,
       codeChallengeMethod: code.codeChallengeMethod ?? undefined,
     };
@@ -144,11 +143,9 @@ export class TokenEndpointModel {
   /** Single use: the compare-and-swap winner continues; a loser is a replay. */
   async revokeAuthorizationCode(code: LibraryCode): Promise<boolean> {
     const user = code.user as GrantUser;
-    const row = await this.deps.codes.findBySecret(code.authorizationCode);
-    if (!row) return false;
-    const family = await this.deps.codes.redeem(row);
+    const family = await this.deps.codes.redeem(user.code!);
     if (!family) {
-      await this.deps.codes.replayed(row);
+      await this.deps.codes.replayed(user.code!);
       return false;
     }
     user.family = family;
@@ -163,10 +160,15 @@ export class TokenEndpointModel {
       throw new InvalidGrantError('Invalid grant: refresh token is invalid');
     }
     if (this.deps.refreshTokens.familyExpired(token)) throw new InvalidGrantError('Invalid grant: refresh token has expired');
-    const [app, user] = await Promise.all([this.deps.applications.findById(token.applicationId), this.deps.users.findById(token.userId)]);
-    if (!app || !user || !user.isActive) throw new InvalidGrantError('Invalid grant: refresh token is invalid');
-    const grantUser: GrantUser = { entity: user, refreshToken: token };
-    return { refreshToken: secret, scope: token.scope.split(' '), client: { id: app.clientId, grants: grantsOf(app) }, user: grantUser };
+    const { client, user } = await this.clientAndOwner(token, 'refresh token');
+    return { refreshToken: secret, scope: token.scope.split(' '), client, user: { entity: user, refreshToken: token } satisfies GrantUser };
+  }
+
+  /** The client and the still-active user a stored grant names; without either the grant is dead. */
+  private async clientAndOwner(grant: { applicationId: number; userId: number }, kind: string): Promise<{ client: Client; user: User }> {
+    const [app, user] = await Promise.all([this.deps.applications.findById(grant.applicationId), this.deps.users.findById(grant.userId)]);
+    if (!app || !user || !user.isActive) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
+    return { client: { id: app.clientId, grants: grantsOf(app) }, user };
   }
 
   async revokeToken(token: LibraryRefreshToken): Promise<boolean> {
