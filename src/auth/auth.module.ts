@@ -1,15 +1,17 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
 import { ApiAuthGuard } from './api-auth.guard';
 import { BasicCredentialCache } from './basic-credential-cache';
 import { BasicStrategy } from './basic.strategy';
-import { CsrfService } from './csrf.service';
+import { LoginController } from './login.controller';
+import { ProfileController } from './profile.controller';
 
 @Module({
-  imports: [UsersModule, SettingsModule],
-  providers: [BasicStrategy, BasicCredentialCache, CsrfService, { provide: APP_GUARD, useClass: ApiAuthGuard }],
-  exports: [CsrfService],
+  imports: [UsersModule, SettingsModule, SessionsModule],
+  controllers: [LoginController, ProfileController],
+  providers: [BasicStrategy, BasicCredentialCache, { provide: APP_GUARD, useClass: ApiAuthGuard }],
 })
 export class AuthModule {}

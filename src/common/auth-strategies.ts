@@ -1,4 +1,4 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 
 /**
  * The Passport strategies the global guard tries, in AWX's order: bearer (10), session (20),
@@ -20,7 +20,3 @@ export class AuthStrategies {
     return this.cached;
   }
 }
-
-@Global()
-@Module({ providers: [AuthStrategies], exports: [AuthStrategies] })
-export class AuthStrategiesModule {}

@@ -1,9 +1,11 @@
+import { Session } from '../sessions/session.entity';
 import { Setting } from '../settings/setting.entity';
 import { AccessToken } from '../tokens/access-token.entity';
 import { Application } from '../tokens/application.entity';
 import { AuthorizationCode } from '../tokens/authorization-code.entity';
 import { RefreshToken } from '../tokens/refresh-token.entity';
+import { LoginFailure } from '../users/login-failure.entity';
 import { User } from '../users/user.entity';
 
 /** Every entity, listed once for the app and the migration CLI alike. */
-export const ENTITIES = [User, Setting, Application, AccessToken, RefreshToken, AuthorizationCode];
+export const ENTITIES = [User, Setting, Session, LoginFailure, Application, AccessToken, RefreshToken, AuthorizationCode];

@@ -10,7 +10,7 @@ import { AuthorizeEndpoint } from './authorize-endpoint.service';
 
 describe('authorization endpoint and external users', () => {
   const settings = { get: () => false } as unknown as SettingsService;
-  const tokens = new TokensService(undefined as never, settings, undefined as never);
+  const tokens = new TokensService(undefined as never, settings, undefined as never, undefined as never);
   const endpoint = new AuthorizeEndpoint({} as ApplicationsService, tokens, {} as AuthorizationCodes, settings);
   const application = { id: 1, clientId: 'c', redirectUris: 'https://a.example/cb' } as Application;
   const sso = { id: 7, externalAccount: 'social' } as User;

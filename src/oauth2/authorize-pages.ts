@@ -1,20 +1,4 @@
-/** HTML-escapes text for element content and attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+import { escapeHtml, htmlPage } from '../common/html';
 
 export interface ConsentPage {
   applicationName: string;
@@ -34,9 +18,9 @@ export function renderConsentPage(p: ConsentPage): string {
   const hidden = Object.entries(p.parameters)
     .map(([name, value]) => `  <input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('\n');
-  return page(
+  return htmlPage(
     `Authorize ${p.applicationName}`,
-    `<h1>Authorize ${escapeHtml(p.applicationName)}?</h1>
+    `<main class="consent"><h1>Authorize ${escapeHtml(p.applicationName)}?</h1>
 <p>The application <strong>${escapeHtml(p.applicationName)}</strong> asks for ${access} access (scope <code>${escapeHtml(p.scope)}</code>)
 to the API as <strong>${escapeHtml(p.username)}</strong>.</p>
 <form method="post" action="/api/o/authorize/">
@@ -44,15 +28,15 @@ to the API as <strong>${escapeHtml(p.username)}</strong>.</p>
 ${hidden}
   <button type="submit" name="decision" value="authorize">Authorize</button>
   <button type="submit" name="decision" value="deny">Deny</button>
-</form>`,
+</form></main>`,
   );
 }
 
 /** Shown instead of redirecting when the client or the redirect URI cannot be trusted. */
 export function renderAuthorizationErrorPage(error: string, description: string): string {
-  return page(
+  return htmlPage(
     'Authorization error',
-    `<h1>Authorization error</h1>
-<p role="alert"><code>${escapeHtml(error)}</code>: ${escapeHtml(description)}</p>`,
+    `<main class="consent"><h1>Authorization error</h1>
+<p role="alert"><code>${escapeHtml(error)}</code>: ${escapeHtml(description)}</p></main>`,
   );
 }

@@ -1,11 +1,11 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import passport from 'passport';
-import { CsrfService } from '../auth/csrf.service';
 import { AuthStrategies } from '../common/auth-strategies';
 import { AuthError } from '../common/errors';
 import type { Principal } from '../common/principal';
 import { Public } from '../common/public.decorator';
+import { CsrfService } from '../sessions/csrf.service';
 import { renderAuthorizationErrorPage, renderConsentPage } from './authorize-pages';
 import { AuthorizeEndpoint } from './authorize-endpoint.service';
 import {

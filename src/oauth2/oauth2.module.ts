@@ -1,5 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { OAuth2EnabledMiddleware } from '../tokens/oauth2-enabled.middleware';
 import { TokensModule } from '../tokens/tokens.module';
@@ -13,7 +13,7 @@ import { TokenEndpoint } from './token-endpoint.service';
 
 /** The OAuth 2 provider endpoints under `/api/o/` (SPEC §5), built on the tokens module. */
 @Module({
-  imports: [TokensModule, UsersModule, SettingsModule, AuthModule],
+  imports: [TokensModule, SessionsModule, UsersModule, SettingsModule],
   controllers: [OAuth2Controller, AuthorizeController],
   providers: [AuthorizationCodes, TokenEndpoint, RevocationEndpoint, AuthorizeEndpoint],
 })

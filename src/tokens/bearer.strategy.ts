@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthStrategies } from '../common/auth-strategies';
 import { AuthError } from '../common/errors';
 import { Principal } from '../common/principal';
+import { SampledLog } from '../common/sampled-log';
 import { LastUsedBuffer } from './last-used.buffer';
 import { effectiveScope } from './scopes';
 import { TokensService } from './tokens.service';
@@ -49,6 +50,8 @@ class HeaderBearerStrategy extends PassportHttpBearer<VerifyFunctionWithRequest>
 @Injectable()
 export class BearerStrategy extends PassportStrategy(HeaderBearerStrategy, 'bearer') {
   private readonly logger = new Logger('auth');
+  /** One `api_auth` line per (token, address) a minute, as basic auth does: every use counted, not every use logged. */
+  private readonly uses = new SampledLog(this.logger);
 
   constructor(
     private readonly tokens: TokensService,
@@ -66,10 +69,11 @@ export class BearerStrategy extends PassportStrategy(HeaderBearerStrategy, 'bear
     if (!token || !token.user || !token.user.isActive) refusal = 'invalid_token';
     else if (this.tokens.isExpired(token)) refusal = 'token_expired';
     if (refusal) {
-      this.logger.warn({ event: 'token_auth_failed', outcome: refusal, token_id: token?.id, client_ip: req.ip ?? '' });
+      this.logger.warn({ event: 'api_auth', method: 'token', outcome: refusal, token_id: token?.id, user_id: token?.userId, client_ip: req.ip ?? '' });
       throw new AuthError(refusal);
     }
     this.lastUsed.touch(token!.id);
+    this.uses.log(`${token!.id}|${req.ip}`, { event: 'api_auth', method: 'token', outcome: 'success', token_id: token!.id, user_id: token!.userId, client_ip: req.ip ?? '' });
     return { user: token!.user!, method: 'token', scope: effectiveScope(token!.scope), credentialId: token!.id };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, LessThanOrEqual, SelectQueryBuilder } from 'typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
@@ -33,6 +34,7 @@ export class TokenRevocationService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly events: UserEvents,
     private readonly lastUsed: LastUsedBuffer,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   /**
@@ -60,6 +62,7 @@ export class TokenRevocationService implements OnModuleInit {
     if (!ids.length) return 0;
     const result = await repo.delete({ id: In(ids) });
     this.lastUsed.forget(ids);
+    this.metrics.tokensRevoked.inc(ids.length);
     this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason });
     return result.affected ?? ids.length;
   }
@@ -92,6 +95,7 @@ export class TokenRevocationService implements OnModuleInit {
   async revokeAll(opts: { refresh: boolean; reason: string }): Promise<RevokedCounts> {
     return this.transactions.run(async (manager) => {
       const accessTokens = (await manager.getRepository(AccessToken).createQueryBuilder().delete().execute()).affected ?? 0;
+      this.metrics.tokensRevoked.inc(accessTokens);
       let refreshTokens = 0;
       if (opts.refresh) {
         refreshTokens = await this.stampRefreshTokens({ revokedAt: IsNull() }, manager);
@@ -105,6 +109,7 @@ export class TokenRevocationService implements OnModuleInit {
   private async stampRefreshTokens(where: FindOptionsWhere<RefreshToken>, manager: EntityManager): Promise<number> {
     const now = this.clock.now();
     const result = await manager.getRepository(RefreshToken).update(where, { revokedAt: now, modified: now });
+    this.metrics.tokensRevoked.inc(result.affected ?? 0);
     return result.affected ?? 0;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { PermissionDenied } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
@@ -12,8 +13,12 @@ import { newFamily, newSecret, secretHash } from './token-secrets';
 
 /** AWX's refusal (ALLOW_OAUTH2_FOR_EXTERNAL_USERS false): 403 with the reason in `detail`. */
 export class ExternalUserRefused extends PermissionDenied {
+  readonly detail: string;
+
   constructor(readonly externalAccount: string) {
-    super(`(access_denied) OAuth2 Tokens cannot be created by users associated with an external authentication provider (${externalAccount})`);
+    const detail = `(access_denied) OAuth2 Tokens cannot be created by users associated with an external authentication provider (${externalAccount})`;
+    super(detail);
+    this.detail = detail;
   }
 }
 
@@ -50,6 +55,7 @@ export class TokensService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   /** Checked when a token is first created, as AWX does (PR #5499): existing tokens keep working. */
@@ -102,6 +108,7 @@ export class TokensService {
       const result = await manager.insert(RefreshToken, refreshValues);
       refreshToken = Object.assign(new RefreshToken(), refreshValues, { id: result.identifiers[0].id as number });
     }
+    this.metrics.tokensIssued.inc({ kind: opts.application ? 'application' : 'personal' });
     this.logger.log({
       event: 'token_created',
       token_id: accessToken.id,

@@ -7,11 +7,13 @@ import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
 import { LocalCredentialsService } from './local-credentials.service';
+import { LoginFailure } from './login-failure.entity';
+import { LoginThrottle } from './login-throttle.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User]), SettingsModule],
+  imports: [TypeOrmModule.forFeature([User, LoginFailure]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService],
-  exports: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService],
+  providers: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService, LoginThrottle],
+  exports: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService, LoginThrottle],
 })
 export class UsersModule {}

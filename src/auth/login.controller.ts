@@ -1,0 +1,139 @@
+import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { AuthError } from '../common/errors';
+import { LoginProviders } from '../common/login-providers';
+import { Public } from '../common/public.decorator';
+import { Clock } from '../common/clock';
+import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
+import { SessionCookies } from '../sessions/session-cookies';
+import { SessionsService } from '../sessions/sessions.service';
+import { LocalCredentialsService } from '../users/local-credentials.service';
+import { LoginThrottled } from '../users/login-throttle.service';
+import { User } from '../users/user.entity';
+import { SessionLogin } from '../sessions/session-login.service';
+import { CsrfService } from '../sessions/csrf.service';
+import { renderLoginPage } from './login-page';
+import { safeNext } from './safe-redirect';
+
+export const LOGIN_FAILED = 'Please enter a correct username and password. Note that both fields may be case-sensitive.';
+const DEFAULT_REDIRECT = '/accounts/profile/';
+
+/** `/api/login/` and `/api/logout/` (seed §5.1, SPEC §2): plain HTML and redirects, not JSON. */
+@Controller('api')
+export class LoginController {
+  private readonly logger = new Logger('auth');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly csrf: CsrfService,
+    private readonly credentials: LocalCredentialsService,
+    private readonly sessionLogin: SessionLogin,
+    private readonly sessions: SessionsService,
+    private readonly cookies: SessionCookies,
+    private readonly providers: LoginProviders,
+    private readonly clock: Clock,
+  ) {}
+
+  @Public()
+  @Get('login')
+  async form(@Req() req: Request, @Res() res: Response) {
+    if (!acceptsHtml(req)) return res.status(406).end();
+    const token = this.csrf.ensureCookie(req, res);
+    const message = (await this.endedSessionMessage(req)) ?? reasonFromQuery(req.query.reason);
+    const next = typeof req.query.next === 'string' ? req.query.next : '';
+    res.status(200).type('text/html; charset=utf-8').send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+  }
+
+  @Public()
+  @Post('login')
+  async login(@Req() req: Request, @Res() res: Response) {
+    this.csrf.enforce(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const username = typeof body.username === 'string' ? body.username : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const next = typeof body.next === 'string' ? body.next : '';
+    let user: User;
+    try {
+      if (!username || !password) throw new AuthError('invalid_credentials');
+      user = await this.credentials.check({ username, password, clientIp: req.ip ?? '', path: 'session' });
+    } catch (err) {
+      if (!(err instanceof AuthError) && !(err instanceof LoginThrottled)) throw err;
+      const token = this.csrf.ensureCookie(req, res);
+      if (err instanceof LoginThrottled) {
+        res.setHeader('Retry-After', String(err.retryAfter));
+        const message = (err.getResponse() as { detail: string }).detail;
+        return res.status(429).type('text/html; charset=utf-8')
+          .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+      }
+      const message = err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED;
+      return res.status(401).type('text/html; charset=utf-8')
+        .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+    }
+    await this.sessionLogin.start(req, res, user, 'session');
+    const target = safeNext(next, this.ownOrigin()) ?? DEFAULT_REDIRECT;
+    res.status(302).setHeader('Location', target);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Content-Length', '0');
+    res.end();
+  }
+
+  @Public()
+  @Get('logout')
+  logoutByGet(@Req() req: Request, @Res() res: Response) {
+    return this.logout(req, res, false);
+  }
+
+  @Public()
+  @Post('logout')
+  logoutByPost(@Req() req: Request, @Res() res: Response) {
+    return this.logout(req, res, true);
+  }
+
+  private async logout(req: Request, res: Response, checkCsrf: boolean): Promise<void> {
+    // A logged-in browser must prove the POST is its own; GET stays a plain link, as in AWX.
+    if (checkCsrf && (await this.presentsLiveSession(req))) this.csrf.enforce(req);
+    const user = await this.sessionLogin.endPresented(req, 'logged_out');
+    if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: req.ip });
+    this.cookies.clear(res);
+    const next = (req.query.next ?? (req.body as Record<string, unknown> | undefined)?.next) as unknown;
+    res.status(302).setHeader('Location', safeNext(next, this.ownOrigin()) ?? '/api/');
+    res.setHeader('Content-Length', '0');
+    res.end();
+  }
+
+  private async presentsLiveSession(req: Request): Promise<boolean> {
+    const token = req.cookies?.[this.cookies.name];
+    if (typeof token !== 'string' || !token) return false;
+    const found = await this.sessions.resolve(token);
+    return !!found && !this.sessions.endedReason(found.session, this.clock.now());
+  }
+
+  /** The login page tells a browser whose session was ended why (SPEC §13). */
+  private async endedSessionMessage(req: Request): Promise<string | undefined> {
+    const token = req.cookies?.[this.cookies.name];
+    if (typeof token !== 'string' || !token) return undefined;
+    const found = await this.sessions.resolve(token);
+    if (!found) return undefined;
+    const reason = this.sessions.endedReason(found.session, this.clock.now());
+    return reason ? SESSION_END_MESSAGES[reason] : undefined;
+  }
+
+  private ownOrigin(): string {
+    return new URL(this.config.publicUrl).origin;
+  }
+}
+
+function reasonFromQuery(reason: unknown): string | undefined {
+  return isSessionEndReason(reason) ? SESSION_END_MESSAGES[reason] : undefined;
+}
+
+/** No Accept header, or one that allows HTML, gets the page; anything else is 406 (AWX). */
+function acceptsHtml(req: Request): boolean {
+  const accept = req.headers.accept;
+  if (!accept) return true;
+  return accept.split(',').some((part) => {
+    const type = part.split(';')[0].trim().toLowerCase();
+    return type === '*/*' || type === 'text/*' || type === 'text/html';
+  });
+}

@@ -1,0 +1,50 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { SessionSweeper } from '../sessions/session-sweeper.service';
+import { SessionsService } from '../sessions/sessions.service';
+import { UsersService } from '../users/users.service';
+import { CommandError } from './command-error';
+
+@Command({ name: 'expire_sessions', description: 'End every live session, or those of one user' })
+export class ExpireSessionsCommand extends CommandRunner {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly users: UsersService,
+  ) {
+    super();
+  }
+
+  async run(_: string[], options: { user?: string }): Promise<void> {
+    let userId: number | undefined;
+    if (options.user !== undefined) {
+      const user = await this.users.findByUsername(options.user);
+      if (!user) throw new CommandError('The user does not exist.');
+      userId = user.id;
+    }
+    const count = await this.sessions.end({ userId }, 'revoked_by_admin');
+    console.log(`Expired ${count} session(s)${options.user ? ` of user '${options.user}'` : ''}.`);
+  }
+
+  @Option({ flags: '--user <username>', description: 'only this user' })
+  parseUser(v: string) {
+    return v;
+  }
+}
+
+@Command({ name: 'cleanup_sessions', description: 'Mark timed-out sessions ended and delete those ended over 24 hours ago' })
+export class CleanupSessionsCommand extends CommandRunner {
+  constructor(private readonly sweeper: SessionSweeper) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    let lastPrinted = 0;
+    const result = await this.sweeper.sweepAll((progress) => {
+      const done = progress.expired + progress.deleted;
+      if (done - lastPrinted >= 5000) {
+        lastPrinted = done;
+        process.stderr.write(`... ${progress.expired} expired, ${progress.deleted} deleted\n`);
+      }
+    });
+    console.log(`Expired sessions marked: ${result.expired}; ended sessions deleted: ${result.deleted}`);
+  }
+}

@@ -1,0 +1,18 @@
+/** Why a session ended (SPEC §3); each message carries the words the login page promises (SPEC §13). */
+export const SESSION_END_MESSAGES = {
+  session_limit: 'You were logged out: the session limit was reached, you signed in on more browsers than the administrator allows.',
+  idle_timeout: 'You were logged out because the session was idle for too long.',
+  absolute_timeout: 'Your session expired: it reached the maximum session lifetime. Please log in again.',
+  logged_out: 'You logged out.',
+  ended_by_user: 'You were logged out: this session was ended from your sessions list.',
+  revoked_by_admin: 'Your session was revoked by an administrator.',
+  password_changed: 'You were logged out because your password was changed.',
+  user_disabled: 'You were logged out because your account was disabled.',
+  local_auth_disabled: 'You were logged out because local authentication was disabled.',
+} as const;
+
+export type SessionEndReason = keyof typeof SESSION_END_MESSAGES;
+
+export function isSessionEndReason(value: unknown): value is SessionEndReason {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(SESSION_END_MESSAGES, value);
+}

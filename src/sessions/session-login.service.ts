@@ -1,0 +1,48 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AuthMetrics } from '../common/auth-metrics';
+import { UsersService } from '../users/users.service';
+import { User } from '../users/user.entity';
+import { CsrfService } from './csrf.service';
+import { SessionCookies } from './session-cookies';
+import { SessionsService } from './sessions.service';
+
+/**
+ * Logs a user in on this browser exactly as every login path must (SPEC §2, §7): the form login and
+ * the SSO callbacks share it. Ends the session the browser still presents, creates a fresh one under
+ * the limits (a client-sent id is never adopted), rotates the CSRF token and writes every cookie and
+ * header of seed §4.
+ */
+@Injectable()
+export class SessionLogin {
+  private readonly logger = new Logger('auth');
+
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly cookies: SessionCookies,
+    private readonly csrf: CsrfService,
+    private readonly users: UsersService,
+    private readonly metrics: AuthMetrics,
+  ) {}
+
+  async start(req: Request, res: Response, user: User, method: string): Promise<void> {
+    await this.endPresented(req, 'logged_out');
+    const created = await this.sessions.create(user, req.ip ?? '', String(req.headers['user-agent'] ?? ''));
+    await this.users.recordLogin(user);
+    this.cookies.writeSession(res, created.token, created.timeoutSeconds);
+    this.cookies.writeLogin(res, user);
+    this.csrf.ensureCookie(req, res, true);
+    this.metrics.logins.inc({ method, outcome: 'success' });
+    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: req.ip, session_id: created.session.id });
+  }
+
+  /** Ends the live session this browser presents, if any; returns its user. */
+  async endPresented(req: Request, reason: 'logged_out'): Promise<User | null> {
+    const token = req.cookies?.[this.cookies.name];
+    if (typeof token !== 'string' || !token) return null;
+    const found = await this.sessions.resolve(token);
+    if (!found || found.session.endedAt) return null;
+    await this.sessions.end({ ids: [found.session.id] }, reason);
+    return found.user;
+  }
+}

@@ -1,0 +1,44 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * A browser session. The cookie holds an opaque random value; only its SHA-256 is stored.
+ * Ended sessions keep their row (and reason) so a later request can be told why.
+ */
+@Entity({ name: 'user_session' })
+@Index(['userId', 'endedAt'])
+@Index(['ipAddress', 'endedAt'])
+export class Session {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'key_hash', type: 'varchar', length: 64, unique: true })
+  keyHash: string;
+
+  @Column({ name: 'user_id', type: 'integer' })
+  userId: number;
+
+  @Column({ name: 'ip_address', type: 'varchar', length: 45 })
+  ipAddress: string;
+
+  @Column({ name: 'user_agent', type: 'varchar', length: 512, default: '' })
+  userAgent: string;
+
+  @Column({ type: 'datetime', precision: 3 })
+  created: Date;
+
+  @Column({ name: 'last_seen', type: 'datetime', precision: 3 })
+  lastSeen: Date;
+
+  /** Idle expiry: slides to now + SESSION_COOKIE_AGE on each request, capped by absoluteExpires. */
+  @Column({ type: 'datetime', precision: 3 })
+  expires: Date;
+
+  @Column({ name: 'absolute_expires', type: 'datetime', precision: 3, nullable: true })
+  absoluteExpires: Date | null;
+
+  @Column({ name: 'ended_at', type: 'datetime', precision: 3, nullable: true })
+  endedAt: Date | null;
+
+  @Column({ name: 'ended_reason', type: 'varchar', length: 32, nullable: true })
+  endedReason: string | null;
+}

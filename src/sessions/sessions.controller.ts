@@ -1,0 +1,64 @@
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { NotFound, PermissionDenied } from '../common/errors';
+import { IdPipe } from '../common/id.pipe';
+import { pageOf, pageRequest } from '../common/pagination';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { UsersService } from '../users/users.service';
+import { Session } from './session.entity';
+import { SessionsService } from './sessions.service';
+
+function serializeSession(session: Session, principal: Principal): Record<string, unknown> {
+  return {
+    id: session.id,
+    type: 'session',
+    created: session.created.toISOString(),
+    last_seen: session.lastSeen.toISOString(),
+    expires: session.expires.toISOString(),
+    ip_address: session.ipAddress,
+    user_agent: session.userAgent,
+    current: principal.method === 'session' && principal.credentialId === session.id,
+  };
+}
+
+/** One's own live sessions, and a superuser's view of anyone's (SPEC §3). Never the cookie value. */
+@Controller('api/v2')
+export class SessionsController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly users: UsersService,
+  ) {}
+
+  @Get('me/sessions')
+  async mine(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    return this.page(principal, principal.user.id, query, '/api/v2/me/sessions/');
+  }
+
+  @Delete('me/sessions/:id')
+  @HttpCode(204)
+  async endMine(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    const live = await this.sessions.listLive(principal.user.id);
+    if (!live.some((s) => s.id === id)) throw new NotFound();
+    await this.sessions.end({ ids: [id], userId: principal.user.id }, 'ended_by_user');
+  }
+
+  @Get('users/:id/sessions')
+  async ofUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Record<string, unknown>) {
+    if (!principal.user.isSuperuser && principal.user.id !== id) throw new PermissionDenied();
+    await this.users.getOr404(id);
+    return this.page(principal, id, query, `/api/v2/users/${id}/sessions/`);
+  }
+
+  @Delete('users/:id/sessions')
+  @HttpCode(204)
+  async endAllOfUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    if (!principal.user.isSuperuser) throw new PermissionDenied();
+    await this.users.getOr404(id);
+    await this.sessions.end({ userId: id }, 'revoked_by_admin');
+  }
+
+  private async page(principal: Principal, userId: number, query: Record<string, unknown>, path: string) {
+    const req = pageRequest(query);
+    const live = await this.sessions.listLive(userId);
+    return pageOf(path, req, live.length, live.slice(req.offset, req.offset + req.pageSize).map((s) => serializeSession(s, principal)));
+  }
+}

@@ -1,0 +1,40 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
+import { SettingsModule } from '../settings/settings.module';
+import { UserEvents } from '../users/user-events';
+import { UsersModule } from '../users/users.module';
+import { CsrfService } from './csrf.service';
+import { SessionCookies } from './session-cookies';
+import { SessionLogin } from './session-login.service';
+import { SessionSweeper } from './session-sweeper.service';
+import { Session } from './session.entity';
+import { SessionStrategy } from './session.strategy';
+import { SessionsController } from './sessions.controller';
+import { SessionsService } from './sessions.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Session]), UsersModule, SettingsModule],
+  controllers: [SessionsController],
+  providers: [SessionsService, SessionCookies, SessionStrategy, SessionSweeper, CsrfService, SessionLogin],
+  exports: [SessionsService, SessionCookies, SessionSweeper, CsrfService, SessionLogin],
+})
+export class SessionsModule implements OnModuleInit {
+  constructor(
+    private readonly events: UserEvents,
+    private readonly sessions: SessionsService,
+    private readonly metrics: AuthMetrics,
+  ) {}
+
+  /** Account changes end sessions (SPEC §8): other sessions on a password change, all on deactivation. */
+  onModuleInit(): void {
+    this.metrics.setLiveSessionsSource(() => this.sessions.countLive());
+    this.events.subscribe(async (event) => {
+      if (event.type === 'password_changed') {
+        await this.sessions.end({ userId: event.userId, exceptId: event.keepSessionId }, 'password_changed');
+      } else if (event.type === 'deactivated') {
+        await this.sessions.end({ userId: event.userId }, 'user_disabled');
+      }
+    });
+  }
+}
