@@ -125,6 +125,20 @@ describe('/api/o/token/ and /api/o/revoke_token/ (RFC 6749, RFC 7009)', () => {
     await t.settings({ DISABLE_LOCAL_AUTH: false });
   });
 
+  it('throttles the password grant like the other password paths: 429 with Retry-After, even for the right password', async () => {
+    await t.createUser('guessed', 'Guessed-pass-1');
+    await t.settings({ LOGIN_FAILURES_ALLOWED: 3 });
+    const attempt = (password: string) => tokenRequest(t, { grant_type: 'password', username: 'guessed', password }, conf());
+    for (let i = 0; i < 3; i++) await oauthError(await attempt('wrong'), 400, 'invalid_grant');
+    const throttled = await attempt('Guessed-pass-1');
+    assert.equal(throttled.status, 429, JSON.stringify(throttled.body));
+    assert.ok(Number(throttled.headers['retry-after']) > 0);
+    assert.match(throttled.body.detail, /Too many failed login attempts/);
+    t.clock.advance(901);
+    await grant({ grant_type: 'password', username: 'guessed', password: 'Guessed-pass-1' });
+    await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
+  });
+
   it('rotates refresh tokens: the old pair dies, and reusing a rotated token revokes the whole family', async () => {
     const first = await grant(alicePassword);
     const second = await grant({ grant_type: 'refresh_token', refresh_token: first.refresh_token });

@@ -48,6 +48,7 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     const created = await t.http().post('/api/v2/tokens/').set('Authorization', alice).expect(201);
     issued.push(created.body.token);
     assert.equal(typeof created.body.token, 'string');
+    assert.match(created.headers['cache-control'], /no-store/, 'the response carrying the secret is never cached');
     const users = await t.http().get('/api/v2/users/').set('Authorization', bearer(created.body.token)).expect(200);
     assert.equal(users.body.results[0].username, 'alice');
     assert.equal(users.headers['set-cookie'], undefined, 'bearer requests create no session');
@@ -279,6 +280,15 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.http().get('/api/v2/me/').set('Authorization', bearer(b.token)).expect(401);
     const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token');
     assert.equal(Number(n), 0);
+  });
+
+  it('counts issued and revoked tokens in the Prometheus metrics', async () => {
+    const metrics = await t.http().get('/api/v2/metrics/').set('Authorization', admin).expect(200);
+    const issuedCount = Number(/svc_tokens_issued_total\{kind="personal"\} (\d+)/.exec(metrics.text)?.[1]);
+    const revokedCount = Number(/svc_tokens_revoked_total (\d+)/.exec(metrics.text)?.[1]);
+    assert.ok(issuedCount >= 20, `issued ${issuedCount}`);
+    assert.ok(revokedCount >= 10, `revoked ${revokedCount}`);
+    assert.ok(!/svc[pars]_[0-9A-Za-z]{43}/.test(metrics.text));
   });
 
   it('never logs a token', () => {

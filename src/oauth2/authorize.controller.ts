@@ -77,8 +77,12 @@ export class AuthorizeController {
       }
       throw err;
     }
-    const user = await this.authenticate(req, res);
-    if (!user) return this.redirect(res, `/api/login/?next=${encodeURIComponent(this.authorizeUrl(req, params))}`);
+    const { user, endedReason } = await this.authenticate(req, res);
+    if (!user) {
+      // The login page tells the user why when their session was ended (SPEC §13).
+      const reason = endedReason ? `&reason=${encodeURIComponent(endedReason)}` : '';
+      return this.redirect(res, `/api/login/?next=${encodeURIComponent(this.authorizeUrl(req, params))}${reason}`);
+    }
     await then(request, user);
   }
 
@@ -91,15 +95,15 @@ export class AuthorizeController {
   }
 
   /** Session, then basic, as the global guard would; an ended session just means "log in again". */
-  private authenticate(req: Request, res: Response): Promise<Principal | undefined> {
+  private authenticate(req: Request, res: Response): Promise<{ user?: Principal; endedReason?: string }> {
     const names = this.strategies.names().filter((name) => name !== 'bearer');
-    if (!names.length) return Promise.resolve(undefined);
+    if (!names.length) return Promise.resolve({});
     return new Promise((resolve, reject) => {
       passport.authenticate(names, { session: false }, (err: unknown, user: Principal | false) => {
-        if (err instanceof AuthError && err.code === 'session_ended') return resolve(undefined);
+        if (err instanceof AuthError && err.code === 'session_ended') return resolve({ endedReason: String(err.extra.reason ?? '') || undefined });
         if (err) return reject(err);
-        resolve(user || undefined);
-      })(req, res, (err?: unknown) => (err ? reject(err) : resolve(undefined)));
+        resolve({ user: user || undefined });
+      })(req, res, (err?: unknown) => (err ? reject(err) : resolve({})));
     });
   }
 
