@@ -120,9 +120,12 @@ describe('/api/o/token/ and /api/o/revoke_token/ (RFC 6749, RFC 7009)', () => {
     const events = t.logs.slice(before).map((l) => JSON.parse(l));
     assert.ok(events.some((e) => e.event === 'login_failed' && e.method === 'password_grant' && e.username === 'alice'));
     assert.ok(!t.logs.slice(before).join('\n').includes('wrong-again'), 'the password is not logged');
+    const pair = await grant(alicePassword);
     await t.settings({ DISABLE_LOCAL_AUTH: true });
     await oauthError(await tokenRequest(t, alicePassword, conf()), 400, 'invalid_grant');
+    await oauthError(await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: pair.refresh_token }, conf()), 400, 'invalid_grant');
     await t.settings({ DISABLE_LOCAL_AUTH: false });
+    await grant({ grant_type: 'refresh_token', refresh_token: pair.refresh_token });
   });
 
   it('throttles the password grant like the other password paths: 429 with Retry-After, even for the right password', async () => {

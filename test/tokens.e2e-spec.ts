@@ -252,6 +252,15 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);
   });
 
+  it("refuses local users' tokens while DISABLE_LOCAL_AUTH is on, and honours them again when it is off", async () => {
+    const token = (await createToken(bob)).token;
+    await t.settings({ DISABLE_LOCAL_AUTH: true });
+    const res = await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);
+    assert.deepEqual(res.body, { detail: 'Local authentication is disabled.' });
+    await t.settings({ DISABLE_LOCAL_AUTH: false });
+    await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(200);
+  });
+
   it('refuses token creation to external (SSO) users unless ALLOW_OAUTH2_FOR_EXTERNAL_USERS', async () => {
     const sso = await t.app.get(UsersService).create({ username: 'sso-sam' }, { externalAccount: 'social' });
     await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });

@@ -65,9 +65,10 @@ export class BearerStrategy extends PassportStrategy(HeaderBearerStrategy, 'bear
 
   async validate(req: Request, secret: string): Promise<Principal> {
     const token = await this.tokens.findForBearer(secret);
-    let refusal: 'invalid_token' | 'token_expired' | undefined;
+    let refusal: 'invalid_token' | 'token_expired' | 'local_auth_disabled' | undefined;
     if (!token || !token.user || !token.user.isActive) refusal = 'invalid_token';
     else if (this.tokens.isExpired(token)) refusal = 'token_expired';
+    else if (this.tokens.localAuthDisabledFor(token.user)) refusal = 'local_auth_disabled';
     if (refusal) {
       this.logger.warn({ event: 'api_auth', method: 'token', outcome: refusal, token_id: token?.id, user_id: token?.userId, client_ip: req.ip ?? '' });
       throw new AuthError(refusal);

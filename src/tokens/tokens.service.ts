@@ -156,6 +156,14 @@ export class TokensService {
     return Object.assign(token, changes, { modified: now });
   }
 
+  /**
+   * While DISABLE_LOCAL_AUTH is on, local users' tokens are refused (AWX deleted them outright, which
+   * surprised its users, #14030); they work again when local authentication is switched back on.
+   */
+  localAuthDisabledFor(user: User): boolean {
+    return this.settings.get('DISABLE_LOCAL_AUTH') && !user.externalAccount;
+  }
+
   isExpired(token: AccessToken): boolean {
     return token.expires.getTime() <= this.clock.now().getTime();
   }
