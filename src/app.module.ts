@@ -8,9 +8,10 @@ import { OAuth2Module } from './oauth2/oauth2.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
 import { TokensModule } from './tokens/tokens.module';
+import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, ApiModule],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, ApiModule, UiModule],
 })
 export class AppModule {}
