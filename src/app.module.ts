@@ -7,14 +7,16 @@ import { CredentialsModule } from './credentials/credentials.module';
 import { DatabaseModule } from './database/database.module';
 import { HostsModule } from './hosts/hosts.module';
 import { JobTemplatesModule } from './job-templates/job-templates.module';
+import { OAuth2Module } from './oauth2/oauth2.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
+import { TokensModule } from './tokens/tokens.module';
 import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
   imports: [
-    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, AuthModule, ApiModule, UiModule,
+    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, ApiModule, UiModule,
     HostsModule, CredentialsModule, JobTemplatesModule,
   ],
 })
