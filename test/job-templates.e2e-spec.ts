@@ -3,17 +3,18 @@ import { after, before, describe, it } from 'node:test';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CALLERS, startWithResourceUsers } from './support/resource-users';
-import { scoped } from './support/scoped-principal';
 import type { TestApp } from './support/test-app';
 
 describe('job templates, launch and jobs (seed §4, SPEC §10)', () => {
   let t: TestApp;
   let aliceId: number;
+  let aliceRead: string;
+  let aliceWrite: string;
   const { admin, alice, bob, auditor } = CALLERS;
   let templateId: number;
   let jobId: number;
   before(async () => {
-    ({ t, aliceId } = await startWithResourceUsers());
+    ({ t, aliceId, aliceRead, aliceWrite } = await startWithResourceUsers());
   });
   after(() => t.close());
 
@@ -103,15 +104,15 @@ describe('job templates, launch and jobs (seed §4, SPEC §10)', () => {
     }
   });
 
-  it('lets superusers launch anyone’s template; auditors and read scopes may not (403)', async () => {
+  it('lets superusers launch anyone’s template; auditors and read tokens may not (403)', async () => {
     const byAdmin = await t.http().post(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', admin).send({ limit: 'db1' }).expect(201);
     assert.equal(byAdmin.body.launched_by.name, 'admin');
     const denied = await t.http().post(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', auditor).send({ limit: 'x' }).expect(403);
     assert.deepEqual(denied.body, { detail: 'You do not have permission to perform this action.' });
-    const read = await t.http().post(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', scoped('read', aliceId)).send({ limit: 'x' }).expect(403);
+    const read = await t.http().post(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', aliceRead).send({ limit: 'x' }).expect(403);
     assert.match(read.headers['www-authenticate'], /insufficient_scope/);
-    await t.http().get(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', scoped('read', aliceId)).expect(200);
-    await t.http().post(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', scoped('write', aliceId)).send({ limit: 'x' }).expect(201);
+    await t.http().get(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', aliceRead).expect(200);
+    await t.http().post(`/api/v2/job_templates/${templateId}/launch/`).set('Authorization', aliceWrite).send({ limit: 'x' }).expect(201);
   });
 
   it('reports a limit the template does not ask for in ignored_fields, as AWX does', async () => {

@@ -4,8 +4,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import request from 'supertest';
-import { basic } from './support/test-app';
 import { createTestDatabase, TEST_DB, TestDatabase } from './support/test-db';
 import { spawnService, ServiceProcess } from './support/service-process';
 import { assertAnswer, parseWalkthrough, WalkthroughStep } from './support/walkthrough';
@@ -15,40 +13,21 @@ const DOC = join(__dirname, '..', '..', 'docs', 'walkthrough.md');
 const ADMIN_PASSWORD = 'Walk through $1 "it"!';
 
 /**
- * Features the walkthrough shows that have not landed on main yet, with the steps that need them.
- * While OAuth 2 tokens are pending, the bearer steps run with the admin's basic credentials in place
- * of the bearer header (`Authorization: Bearer …` is swapped in the curl wrapper below), so every
- * other step of the seed still runs; the steps that create or rely on a real token are skipped.
- * When the feature lands, remove its entry: the test refuses to skip a feature that answers.
- */
-const PENDING: Record<string, { reason: string; needs: RegExp; landed: (url: string) => Promise<boolean> }> = {
-  tokens: {
-    reason: 'OAuth 2 tokens (POST /api/v2/tokens/) are being built on feat/tokens',
-    needs: /\/api\/v2\/tokens\/|token\.json|READ_TOKEN/,
-    landed: async (url) => (await request(url).get('/api/v2/tokens/').set('Authorization', basic('admin', ADMIN_PASSWORD))).status !== 404,
-  },
-};
-
-/**
  * Runs one `sh` block of the walkthrough with bash, exactly as written, in the walkthrough's folder.
  * `curl` is wrapped only to record the headers of every answer (`-D`, placed first so the command's
  * own options win). Variables a block sets are kept for the next ones through a state file.
  */
-function runStep(step: WalkthroughStep, env: Record<string, string>, work: string, bearerAsBasic: boolean) {
+function runStep(step: WalkthroughStep, env: Record<string, string>, work: string) {
   const headers = join(work, '.headers');
   writeFileSync(headers, '');
-  const swap = bearerAsBasic
-    ? 'for i in "${!args[@]}"; do [[ "${args[$i]}" == "Authorization: Bearer "* ]] && args[$i]="Authorization: $WALKTHROUGH_BASIC"; done'
-    : '';
   const script = [
     'set -a',
     `source ${JSON.stringify(join(work, '.state'))}`,
     `cd ${JSON.stringify(work)}`,
     'curl() {',
-    '  local args=("$@") dump rc',
-    `  ${swap}`,
+    '  local dump rc',
     '  dump=$(mktemp)',
-    '  command curl --max-time 20 -D "$dump" "${args[@]}"; rc=$?',
+    '  command curl --max-time 20 -D "$dump" "$@"; rc=$?',
     `  cat "$dump" >> ${JSON.stringify(headers)}; rm -f "$dump"; return $rc`,
     '}',
     'set -eo pipefail',
@@ -79,7 +58,6 @@ describe(`the walkthrough (docs/walkthrough.md) with curl against a started serv
       HOME: work, // no ~/.curlrc of the machine running the tests
       BASE: node.url,
       ADMIN_PASSWORD,
-      WALKTHROUGH_BASIC: basic('admin', ADMIN_PASSWORD),
     };
   });
   after(async () => {
@@ -96,18 +74,11 @@ describe(`the walkthrough (docs/walkthrough.md) with curl against a started serv
     assert.ok(steps.every((s) => !/\bcurl\b/.test(s.command) || s.expected), 'every block that calls curl shows its answer');
   });
 
-  for (const [name, feature] of Object.entries(PENDING)) {
-    it(`skips the ${name} steps only while ${name} have not landed`, async () => {
-      assert.equal(await feature.landed(node.url), false, `${name} have landed: remove "${name}" from PENDING in this test`);
-    });
-  }
-
   for (const [index, step] of steps.entries()) {
-    const pending = Object.values(PENDING).find((feature) => feature.needs.test(step.command));
     const line = step.command.split('\n').find((l) => /\bcurl\b/.test(l)) ?? step.command.split('\n')[0];
     const title = `step ${index + 1} (§${step.section.split(' ')[0].replace(/\.$/, '')}): ${line.replace(/\s*\\$/, '')}`;
-    it(title.slice(0, 160), { skip: pending ? `pending: ${pending.reason}` : false }, () => {
-      const result = runStep(step, env, work, 'tokens' in PENDING);
+    it(title.slice(0, 160), () => {
+      const result = runStep(step, env, work);
       assert.equal(result.status, 0, `the commands failed:\n${result.stderr}\n${result.stdout}`);
       if (step.expected) assertAnswer(step.expected, result.headers, result.stdout);
     });
