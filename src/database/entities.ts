@@ -1,6 +1,8 @@
 import { Session } from '../sessions/session.entity';
 import { Setting } from '../settings/setting.entity';
+import { SocialAuth } from '../sso/social-auth.entity';
+import { SsoState } from '../sso/sso-state.entity';
 import { User } from '../users/user.entity';
 
 /** Every entity, listed once for the app and the migration CLI alike. */
-export const ENTITIES = [User, Setting, Session];
+export const ENTITIES = [User, Setting, Session, SocialAuth, SsoState];

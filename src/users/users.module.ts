@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SettingsModule } from '../settings/settings.module';
 import { PasswordHasher } from './password-hasher.service';
 import { UserEvents } from './user-events';
+import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
@@ -11,7 +12,7 @@ import { LocalCredentialsService } from './local-credentials.service';
 @Module({
   imports: [TypeOrmModule.forFeature([User]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService],
-  exports: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService],
+  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService],
+  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService],
 })
 export class UsersModule {}
