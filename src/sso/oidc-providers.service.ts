@@ -125,6 +125,7 @@ export class OidcProviders {
 
 /** A library error as one log-safe line: its class, code and message (never a token). */
 export function describe(err: unknown): string {
-  const e = err as { name?: string; code?: string; error?: string; message?: string };
-  return [e?.name, e?.code ?? e?.error, e?.message].filter(Boolean).join(': ').slice(0, 300);
+  const e = err as { name?: string; code?: string; error?: string; message?: string; cause?: unknown };
+  const cause = e?.cause instanceof Error ? ` (${describe(e.cause)})` : '';
+  return ([e?.name, e?.code ?? e?.error, e?.message].filter(Boolean).join(': ') + cause).slice(0, 400);
 }
