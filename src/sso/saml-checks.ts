@@ -6,6 +6,7 @@ import { SsoFailure } from './sso-failure';
 import type { SamlIdpConfig, SamlUserFlags } from './sso-settings';
 
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
 /** xml2js shape produced by node-saml's parser (explicitCharkey, prefixes stripped). */
 type Node = { _?: string; $?: Record<string, string> } & { [child: string]: Node[] | string | Record<string, string> | undefined };
@@ -51,7 +52,7 @@ export interface CheckedAssertion {
  * The checks of SAML Profiles 4.1.4.2–4.1.4.3 that node-saml does not make (security checklist §3.1),
  * on the assertion node-saml verified (never on unsigned bytes), plus the time window again against
  * the injectable clock: Issuer, bearer SubjectConfirmation with our ACS as Recipient, the Response's
- * Destination and Issuer, NotBefore/NotOnOrAfter.
+ * Destination, Issuer and Status, NotBefore/NotOnOrAfter.
  */
 export async function checkAssertion(profile: Profile, ctx: AssertionContext): Promise<CheckedAssertion> {
   const assertion = (profile.getAssertion?.() as { Assertion?: Node } | undefined)?.Assertion;
@@ -69,6 +70,9 @@ export async function checkAssertion(profile: Profile, ctx: AssertionContext): P
   const responseIssuer = children(response, 'Issuer')[0];
   if (responseIssuer && text(responseIssuer) !== ctx.idp.entity_id) throw new SsoFailure('invalid_response', 'Response Issuer is not the IdP');
   const inResponseTo = attr(response, 'InResponseTo');
+  // node-saml reads the Status only when the Response carries no assertion.
+  const status = attr(children(children(response, 'Status')[0], 'StatusCode')[0], 'Value');
+  if (status !== SUCCESS) throw new SsoFailure('invalid_response', `status ${status ?? 'missing'}`);
 
   let usableUntil = 0;
   const confirmed = children(children(assertion, 'Subject')[0], 'SubjectConfirmation').some((confirmation) => {

@@ -55,7 +55,8 @@ export class SamlProviders {
     return generateServiceProviderMetadata({
       issuer: sp.entityId,
       callbackUrl: sp.acsUrl,
-      publicCerts: sp.publicCert || null,
+      // node-saml lists the signing certificate only when it is given the key that goes with it.
+      ...(sp.privateKey && sp.publicCert ? { privateKey: sp.privateKey, publicCerts: sp.publicCert } : {}),
       identifierFormat: NAMEID_UNSPECIFIED,
       wantAssertionsSigned: true,
       signMetadata: false,

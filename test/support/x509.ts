@@ -44,7 +44,7 @@ export function selfSignedCertificate(commonName: string, days = 365): KeyAndCer
   const now = Date.now();
   const tbs = seq(
     der(0xa0, integer(Buffer.from([2]))),
-    integer(randomBytes(16).map((b, i) => (i === 0 ? b & 0x7f : b)) as Buffer),
+    integer(randomBytes(16).map((b, i) => (i === 0 ? (b & 0x7f) | 0x40 : b)) as Buffer), // positive, minimal DER
     sha256WithRsa,
     name,
     seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + days * 86400_000))),
