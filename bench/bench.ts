@@ -21,10 +21,10 @@ interface Row {
   requests: number;
 }
 
-async function startService(): Promise<{ url: string; child: ChildProcess; dir: string }> {
+async function startService(extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const child = spawn(process.execPath, [join(__dirname, '..', 'src', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -73,6 +73,36 @@ async function measure(name: string, url: string, headers: Record<string, string
   return { name, rps: latencies.length / seconds, p50: pct(50), p99: pct(99), requests: latencies.length };
 }
 
+/** Logs in through the form, as a browser does, and returns the session cookie. */
+async function sessionCookie(url: string): Promise<string> {
+  const csrf = 'b'.repeat(43);
+  const body = `username=admin&password=${encodeURIComponent(ADMIN_PASSWORD)}`;
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/api/login/`, {
+      method: 'POST',
+      headers: { Cookie: `csrftoken=${csrf}`, 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) },
+    }, (res) => {
+      res.resume();
+      const cookie = (res.headers['set-cookie'] ?? []).find((c) => c.startsWith('svc_session_id='));
+      if (res.statusCode !== 302 || !cookie) return reject(new Error(`login failed: ${res.statusCode}`));
+      resolve(cookie.split(';')[0]);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Basic auth with the repeat-credential fast path turned off, on a second service instance. */
+async function basicWithoutFastPath(header: Record<string, string>): Promise<Row> {
+  const { url, child, dir } = await startService({ AUTH_FAST_PATH: 'off' });
+  try {
+    return await measure('GET /api/v2/me/ (basic, no fast path)', `${url}/api/v2/me/`, header);
+  } finally {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const { url, child, dir } = await startService();
   try {
@@ -80,12 +110,14 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     rows.push(await measure('GET /api/v2/ping/ (public)', `${url}/api/v2/ping/`, {}));
     rows.push(await measure('GET /api/v2/me/ (basic)', `${url}/api/v2/me/`, basicHeader));
+    rows.push(await measure('GET /api/v2/me/ (session)', `${url}/api/v2/me/`, { Cookie: await sessionCookie(url) }));
+    rows.push(await basicWithoutFastPath(basicHeader));
     const ping = rows[0];
     console.log(`duration ${DURATION_MS / 1000}s per row, concurrency ${CONCURRENCY}, SQLite, one process`);
-    console.log('path'.padEnd(36) + 'req/s'.padStart(10) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10) + 'vs ping'.padStart(10) + 'requests'.padStart(10));
+    console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10) + 'vs ping'.padStart(10) + 'requests'.padStart(10));
     for (const r of rows) {
       console.log(
-        r.name.padEnd(36) + r.rps.toFixed(0).padStart(10) + r.p50.toFixed(2).padStart(10) + r.p99.toFixed(2).padStart(10) +
+        r.name.padEnd(42) + r.rps.toFixed(0).padStart(10) + r.p50.toFixed(2).padStart(10) + r.p99.toFixed(2).padStart(10) +
           (r.rps / ping.rps).toFixed(2).padStart(10) + String(r.requests).padStart(10),
       );
     }

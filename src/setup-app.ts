@@ -3,7 +3,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import { APP_CONFIG, AppConfig } from './config/app-config';
-import { bodyErrors, bodyParsing, requestHeaders, trailingSlash } from './common/http-pipeline';
+import { setupOpenApi } from './api/openapi';
+import { AuthMetrics } from './common/auth-metrics';
+import { bodyErrors, bodyParsing, requestHeaders, requestMetrics, trailingSlash } from './common/http-pipeline';
 import { HttpExceptionFilter } from './common/http-exception.filter';
 
 /**
@@ -16,6 +18,7 @@ export function setupApp(nestApp: INestApplication): INestApplication {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.use(requestHeaders(config));
+  app.use(requestMetrics(app.get(AuthMetrics)));
   app.use(
     helmet({
       strictTransportSecurity: { maxAge: 15768000, includeSubDomains: false },
@@ -42,6 +45,7 @@ export function setupApp(nestApp: INestApplication): INestApplication {
   for (const handler of bodyParsing()) app.use(handler);
   app.use(bodyErrors());
   app.useGlobalFilters(new HttpExceptionFilter(config));
+  setupOpenApi(app, config);
   app.enableShutdownHooks();
   return app;
 }

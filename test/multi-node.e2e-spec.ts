@@ -51,6 +51,13 @@ describe('two service processes on one database', () => {
     await request(b.url).get('/api/v2/me/').set('Authorization', basic('mover', 'Mover-pass-2')).expect(200);
   });
 
+  it('login failures counted on node A throttle the pair on node B', async () => {
+    await request(a.url).post('/api/v2/users/').set('Authorization', admin).send({ username: 'target', password: 'Target-pass-1' }).expect(201);
+    for (let i = 0; i < 5; i++) await request(a.url).get('/api/v2/me/').set('Authorization', basic('target', 'guess')).expect(401);
+    const res = await request(b.url).get('/api/v2/me/').set('Authorization', basic('target', 'Target-pass-1')).expect(429);
+    assert.ok(Number(res.headers['retry-after']) > 0);
+  });
+
   it('AUTH_BASIC_ENABLED switched off on node A is honoured by node B within one second', async () => {
     await request(a.url).patch('/api/v2/settings/authentication/').set('Authorization', admin).send({ AUTH_BASIC_ENABLED: false }).expect(200);
     await request(a.url).get('/api/v2/me/').set('Authorization', admin).expect(401);

@@ -32,6 +32,7 @@ export class ApiRootController {
       me: '/api/v2/me/',
       users: '/api/v2/users/',
       settings: '/api/v2/settings/',
+      metrics: '/api/v2/metrics/',
     };
     if (this.config.oauth2ProviderEnabled) {
       routes.tokens = '/api/v2/tokens/';

@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import passport from 'passport';
 import { AuthStrategies } from '../common/auth-strategies';
 import { AuthError, PermissionDenied } from '../common/errors';
-import { IS_PUBLIC } from '../common/public.decorator';
+import { ANONYMOUS_IF_SETTING, IS_PUBLIC } from '../common/public.decorator';
+import { SettingsService } from '../settings/settings.service';
 import { Principal, SAFE_METHODS } from '../common/principal';
 import { CsrfService } from '../sessions/csrf.service';
 
@@ -20,6 +21,7 @@ export class ApiAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly strategies: AuthStrategies,
     private readonly csrf: CsrfService,
+    private readonly settings: SettingsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -28,7 +30,11 @@ export class ApiAuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
     const principal = await this.authenticate(req, res);
-    if (!principal) throw new AuthError('not_authenticated');
+    if (!principal) {
+      const setting = this.reflector.getAllAndOverride<string>(ANONYMOUS_IF_SETTING, [context.getHandler(), context.getClass()]);
+      if (setting && this.settings.get<boolean>(setting)) return true;
+      throw new AuthError('not_authenticated');
+    }
     (req as Request & { user: Principal }).user = principal;
     const unsafe = !SAFE_METHODS.has(req.method);
     if (unsafe && principal.method === 'session') this.csrf.enforce(req);

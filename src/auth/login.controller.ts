@@ -9,6 +9,7 @@ import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-en
 import { SessionCookies } from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
+import { LoginThrottled } from '../users/login-throttle.service';
 import { User } from '../users/user.entity';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
@@ -58,9 +59,15 @@ export class LoginController {
       if (!username || !password) throw new AuthError('invalid_credentials');
       user = await this.credentials.check({ username, password, clientIp: req.ip ?? '', path: 'session' });
     } catch (err) {
-      if (!(err instanceof AuthError)) throw err;
-      const message = err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED;
+      if (!(err instanceof AuthError) && !(err instanceof LoginThrottled)) throw err;
       const token = this.csrf.ensureCookie(req, res);
+      if (err instanceof LoginThrottled) {
+        res.setHeader('Retry-After', String(err.retryAfter));
+        const message = (err.getResponse() as { detail: string }).detail;
+        return res.status(429).type('text/html; charset=utf-8')
+          .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+      }
+      const message = err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED;
       return res.status(401).type('text/html; charset=utf-8')
         .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
     }

@@ -27,6 +27,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     const status = exception.getStatus();
     if (status === 401) res.setHeader('WWW-Authenticate', this.challengeFor(exception));
+    const retryAfter = (exception as { retryAfter?: number }).retryAfter;
+    if (status === 429 && retryAfter) res.setHeader('Retry-After', String(retryAfter));
     if (exception instanceof PermissionDenied) {
       for (const [k, v] of Object.entries(exception.headers)) res.setHeader(k, v);
     }

@@ -42,7 +42,8 @@ export function requestHeaders(config: AppConfig): RequestHandler {
 /** Every API path ends in "/": GET/HEAD get 301 (as Django's APPEND_SLASH), other methods 308 to keep the body. */
 export function trailingSlash(): RequestHandler {
   return (req, res, next) => {
-    if (!isApiPath(req.path) || req.path.endsWith('/')) return next();
+    // The OpenAPI page's own assets (swagger-ui.css, …) are files, not API paths.
+    if (!isApiPath(req.path) || req.path.endsWith('/') || req.path.startsWith('/api/swagger/')) return next();
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
     const status = req.method === 'GET' || req.method === 'HEAD' ? 301 : 308;
     res.status(status).setHeader('Location', `${req.path}/${query}`);
@@ -85,5 +86,17 @@ export function bodyErrors() {
       return res.status(err.status).json({ detail: err.message || 'Bad request.' });
     }
     return next(err);
+  };
+}
+
+/** Request latency by route pattern (never the concrete path, so ids do not explode the label set). */
+export function requestMetrics(metrics: { requestDuration: { observe(labels: Record<string, string>, v: number): void } }): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = (req.route?.path as string | undefined) ?? 'unmatched';
+      metrics.requestDuration.observe({ method: req.method, route, status: String(res.statusCode) }, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
   };
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { AuthMetrics } from '../common/auth-metrics';
 import { UsersService } from '../users/users.service';
 import { User } from '../users/user.entity';
 import { CsrfService } from './csrf.service';
@@ -21,6 +22,7 @@ export class SessionLogin {
     private readonly cookies: SessionCookies,
     private readonly csrf: CsrfService,
     private readonly users: UsersService,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   async start(req: Request, res: Response, user: User, method: string): Promise<void> {
@@ -30,6 +32,7 @@ export class SessionLogin {
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
     this.csrf.ensureCookie(req, res, true);
+    this.metrics.logins.inc({ method, outcome: 'success' });
     this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: req.ip, session_id: created.session.id });
   }
 

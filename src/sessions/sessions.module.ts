@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
 import { SettingsModule } from '../settings/settings.module';
 import { UserEvents } from '../users/user-events';
 import { UsersModule } from '../users/users.module';
@@ -22,10 +23,12 @@ export class SessionsModule implements OnModuleInit {
   constructor(
     private readonly events: UserEvents,
     private readonly sessions: SessionsService,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   /** Account changes end sessions (SPEC §8): other sessions on a password change, all on deactivation. */
   onModuleInit(): void {
+    this.metrics.setLiveSessionsSource(() => this.sessions.countLive());
     this.events.subscribe(async (event) => {
       if (event.type === 'password_changed') {
         await this.sessions.end({ userId: event.userId, exceptId: event.keepSessionId }, 'password_changed');

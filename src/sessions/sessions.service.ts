@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { sha256Hex } from '../common/secret-box';
 import { Transactions } from '../database/transactions';
@@ -36,6 +37,7 @@ export class SessionsService {
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    private readonly metrics: AuthMetrics,
   ) {}
 
   private get repo() {
@@ -69,6 +71,7 @@ export class SessionsService {
       if (perIp > 0) ended.push(...(await this.endOverLimit(manager, 'ipAddress', ipAddress, perIp, now)));
       return created;
     });
+    if (ended.length) this.metrics.sessionsEnded.inc({ reason: 'session_limit' }, ended.length);
     for (const s of ended) {
       this.logger.log({ event: 'session_ended', reason: 'session_limit', session_id: s.id, user_id: s.userId, client_ip: s.ipAddress });
     }
@@ -127,7 +130,10 @@ export class SessionsService {
     const age = this.settings.get('SESSION_COOKIE_AGE');
     const cap = session.absoluteExpires?.getTime() ?? Infinity;
     const expires = new Date(Math.min(now.getTime() + age * 1000, cap));
-    await this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires });
+    // A burst of requests slides the expiry by less than a second each: one write a second is enough.
+    if (expires.getTime() - session.expires.getTime() >= 1000 || now.getTime() - session.lastSeen.getTime() >= 1000) {
+      await this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires });
+    }
     session.expires = expires;
     session.lastSeen = now;
     return Math.max(0, Math.round((expires.getTime() - now.getTime()) / 1000));
@@ -149,6 +155,7 @@ export class SessionsService {
     if (where.exceptId !== undefined) qb.andWhere('id <> :exceptId', { exceptId: where.exceptId });
     const result = await qb.execute();
     const count = result.affected ?? 0;
+    if (count) this.metrics.sessionsEnded.inc({ reason }, count);
     if (count) this.logger.log({ event: 'session_ended', reason, count, user_id: where.userId, session_ids: where.ids });
     return count;
   }

@@ -8,11 +8,13 @@ import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
 import { LocalCredentialsService } from './local-credentials.service';
+import { LoginFailure } from './login-failure.entity';
+import { LoginThrottle } from './login-throttle.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User]), SettingsModule],
+  imports: [TypeOrmModule.forFeature([User, LoginFailure]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService],
-  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService],
+  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle],
+  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle],
 })
 export class UsersModule {}

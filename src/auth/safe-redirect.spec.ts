@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { safeNext } from './safe-redirect';
+
+describe('safeNext', () => {
+  const own = 'https://svc.example.com';
+  it('keeps local paths and reduces our own absolute URLs to paths', () => {
+    assert.equal(safeNext('/api/v2/me/?a=1#x', own), '/api/v2/me/?a=1#x');
+    assert.equal(safeNext('https://svc.example.com/accounts/profile/', own), '/accounts/profile/');
+  });
+  it('refuses other hosts, protocol-relative and backslash tricks, schemes and control characters', () => {
+    for (const bad of ['//evil.com', '/\\evil.com', 'https://evil.com/', 'http://svc.example.com/', 'javascript:alert(1)', '/ok\r\nSet-Cookie: x', '', 42, undefined, 'x'.repeat(3000)]) {
+      assert.equal(safeNext(bad, own), null, String(bad).slice(0, 40));
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics of the authentication layer (prom-client). One registry per application
+ * instance, so several apps in one test process do not share counters.
+ */
+@Injectable()
+export class AuthMetrics {
+  readonly registry = new Registry();
+
+  readonly logins = new Counter({
+    name: 'svc_logins_total',
+    help: 'Authentication attempts by method (session, basic, password_grant, oidc, saml) and outcome',
+    labelNames: ['method', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly sessionsEnded = new Counter({
+    name: 'svc_sessions_ended_total',
+    help: 'Sessions ended, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly liveSessions = new Gauge({
+    name: 'svc_live_sessions',
+    help: 'Live browser sessions (all nodes), counted when scraped',
+    registers: [this.registry],
+  });
+
+  readonly tokensIssued = new Counter({
+    name: 'svc_tokens_issued_total',
+    help: 'OAuth 2 access tokens issued, by kind (personal, application)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly tokensRevoked = new Counter({
+    name: 'svc_tokens_revoked_total',
+    help: 'OAuth 2 tokens revoked',
+    registers: [this.registry],
+  });
+
+  readonly throttled = new Counter({
+    name: 'svc_login_throttled_total',
+    help: 'Password attempts refused by the login throttle, by method',
+    labelNames: ['method'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestDuration = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  private liveSessionsSource?: () => Promise<number>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
+  }
+
+  /** The sessions module supplies the live count; it is read at scrape time only. */
+  setLiveSessionsSource(source: () => Promise<number>): void {
+    this.liveSessionsSource = source;
+  }
+
+  async render(): Promise<string> {
+    if (this.liveSessionsSource) this.liveSessions.set(await this.liveSessionsSource());
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,21 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/** Failed password attempts of one (username, client address) pair in the current window (SPEC §12). */
+@Entity({ name: 'login_failure' })
+@Index(['username', 'clientIp'], { unique: true })
+export class LoginFailure {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 150 })
+  username: string;
+
+  @Column({ name: 'client_ip', type: 'varchar', length: 45 })
+  clientIp: string;
+
+  @Column({ type: 'integer' })
+  failures: number;
+
+  @Column({ name: 'window_start', type: 'datetime', precision: 3 })
+  windowStart: Date;
+}
