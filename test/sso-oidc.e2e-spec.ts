@@ -148,6 +148,26 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     }
   });
 
+  it('applies a changed provider setting to the next login, without a restart', async () => {
+    const corp = { issuer: idp.issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+    const mirror = { issuer: `${idp.issuer}/mirror`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+    const admin = basic('admin', ADMIN_PASSWORD);
+    await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin)
+      .send({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp: { ...corp, client_secret: 'a-wrong-secret' }, mirror } }).expect(200);
+    try {
+      const browser = new Browser(t);
+      await assertRefused(t, browser, await login(browser, 'sub-alice'), 'invalid_response', await sessionCount(t));
+      assert.match(String(lastEvent(t, 'sso_login')?.detail), /invalid_client/);
+    } finally {
+      await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin).send({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp, mirror } }).expect(200);
+    }
+    const browser = new Browser(t);
+    await assertLoggedIn(t, browser, await login(browser, 'sub-alice'));
+    const metrics = await t.http().get('/api/v2/metrics/').set('Authorization', admin).expect(200);
+    assert.match(metrics.text, /svc_logins_total\{method="oidc",outcome="success"\} [1-9]/);
+    assert.match(metrics.text, /svc_logins_total\{method="oidc",outcome="failure"\} [1-9]/);
+  });
+
   it('refuses a callback whose state was changed', async () => {
     const browser = new Browser(t);
     const callback = new URL(await toCallback(browser, 'sub-alice'));

@@ -126,6 +126,11 @@ export class OidcProviders {
 /** A library error as one log-safe line: its class, code and message (never a token). */
 export function describe(err: unknown): string {
   const e = err as { name?: string; code?: string; error?: string; message?: string; cause?: unknown };
-  const cause = e?.cause instanceof Error ? ` (${describe(e.cause)})` : '';
+  let cause = e?.cause instanceof Error ? ` (${describe(e.cause)})` : '';
+  // A WWW-Authenticate challenge from the provider (e.g. invalid_client at the token endpoint).
+  if (Array.isArray(e?.cause)) {
+    const challenges = e.cause as { scheme?: string; parameters?: { error?: string } }[];
+    cause = ` (${challenges.map((c) => [c.scheme, c.parameters?.error].filter(Boolean).join(' ')).join(', ')})`;
+  }
   return ([e?.name, e?.code ?? e?.error, e?.message].filter(Boolean).join(': ') + cause).slice(0, 400);
 }

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { safeNext } from '../auth/safe-redirect';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { AuthMetrics } from '../common/auth-metrics';
 import { Public } from '../common/public.decorator';
 import { SessionLogin } from '../sessions/session-login.service';
 import type { ExternalIdentity } from './external-identity';
@@ -51,6 +52,7 @@ export class SsoController {
     private readonly store: SsoStateService,
     private readonly users: SsoUsers,
     private readonly sessionLogin: SessionLogin,
+    private readonly metrics: AuthMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -181,6 +183,7 @@ export class SsoController {
   private refuse(req: Request, res: Response, kind: Kind, name: string, err: unknown, next: string): void {
     if (!(err instanceof SsoFailure)) throw err;
     const failure = err;
+    this.metrics.logins.inc({ method: kind, outcome: 'failure' });
     this.logger.warn({
       event: 'sso_login',
       outcome: 'failure',
