@@ -36,20 +36,27 @@ export interface KeyAndCert {
   privateKey: KeyObject;
 }
 
+/** subjectAltName with IPv4 addresses (TLS clients match an IP host against these only). */
+function subjectAltNames(ips: string[]): Buffer {
+  const names = ips.map((ip) => der(0x87, Buffer.from(ip.split('.').map(Number))));
+  return seq(oid('2.5.29.17'), der(0x04, seq(...names)));
+}
+
 /** A fresh RSA key and a self-signed certificate (sha256WithRSAEncryption) for `commonName`. */
-export function selfSignedCertificate(commonName: string, days = 365): KeyAndCert {
+export function selfSignedCertificate(commonName: string, days = 365, opts: { ips?: string[] } = {}): KeyAndCert {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const sha256WithRsa = seq(oid('1.2.840.113549.1.1.11'), nul());
   const name = seq(set(seq(oid('2.5.4.3'), utf8(commonName))));
   const now = Date.now();
   const tbs = seq(
-    der(0xa0, integer(Buffer.from([2]))),
+    der(0xa0, integer(Buffer.from([2]))), // v3
     integer(randomBytes(16).map((b, i) => (i === 0 ? (b & 0x7f) | 0x40 : b)) as Buffer), // positive, minimal DER
     sha256WithRsa,
     name,
     seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + days * 86400_000))),
     name,
     publicKey.export({ type: 'spki', format: 'der' }),
+    ...(opts.ips?.length ? [der(0xa3, seq(subjectAltNames(opts.ips)))] : []),
   );
   const signature = createSign('sha256').update(tbs).sign(privateKey);
   const cert = seq(tbs, sha256WithRsa, der(0x03, Buffer.concat([Buffer.from([0]), signature])));
