@@ -168,6 +168,18 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     assert.match(metrics.text, /svc_logins_total\{method="oidc",outcome="failure"\} [1-9]/);
   });
 
+  it('with DISABLE_LOCAL_AUTH on, SSO users still log in and keep their sessions (they are external)', async () => {
+    await t.settings({ DISABLE_LOCAL_AUTH: true });
+    try {
+      const browser = new Browser(t);
+      await assertLoggedIn(t, browser, await login(browser, 'sub-alice'));
+      await browser.get('/api/v2/me/').expect(200);
+      await t.http().get('/api/v2/me/').set('Authorization', basic('admin', ADMIN_PASSWORD)).expect(401);
+    } finally {
+      await t.settings({ DISABLE_LOCAL_AUTH: false });
+    }
+  });
+
   it('refuses a callback whose state was changed', async () => {
     const browser = new Browser(t);
     const callback = new URL(await toCallback(browser, 'sub-alice'));

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { ResponseTamper, SamlIdp, SamlUser } from './support/saml-idp';
+import { spawnService } from './support/service-process';
 import { Browser } from './support/sso-browser';
 import { assertLoggedIn, assertRefused, lastEvent, sessionCount, setCookies, userCount } from './support/sso-assertions';
 import { selfSignedCertificate } from './support/x509';
@@ -134,6 +135,26 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     assert.ok(session);
     const me = await t.http().get('/api/v2/me/').set('Cookie', session.split(';')[0]).expect(200);
     assert.equal(me.body.results[0].username, 'ivan');
+  });
+
+  it('a login started on one node completes on another (request cache and RelayState in the database)', async () => {
+    const node = await spawnService({
+      DATABASE_URL: t.db.url,
+      DATA_DIR: t.db.dataDir,
+      SECRET_KEY: t.config.secretKey,
+      PUBLIC_URL: t.config.publicUrl,
+    });
+    try {
+      const browser = new Browser(t);
+      const { posted } = await toResponse(browser, 'ivan');
+      const res = await request(node.url).post('/sso/complete/saml/').type('form').send({ SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState });
+      assert.equal(res.status, 302, node.output.join('').slice(-2000));
+      assert.equal(res.headers.location, '/accounts/profile/');
+      const session = setCookies(res).find((c) => c.startsWith('svc_session_id='))!;
+      await t.http().get('/api/v2/me/').set('Cookie', session.split(';')[0]).expect(200);
+    } finally {
+      await node.stop();
+    }
   });
 
   it('session limits apply to SAML sessions', async () => {

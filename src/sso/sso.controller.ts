@@ -187,7 +187,7 @@ export class SsoController {
     this.logger.warn({
       event: 'sso_login',
       outcome: 'failure',
-      provider: `${kind}:${name}`,
+      provider: `${kind}:${name.slice(0, 64)}`,
       reason: failure.code,
       detail: failure.detail,
       client_ip: req.ip,
