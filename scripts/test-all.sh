@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: unit tests, then every e2e test on SQLite and on MariaDB/MySQL.
+# The whole test suite: unit tests, then every e2e test and the browser tests (Debian's Chromium through
+# playwright-core) on SQLite and on MariaDB/MySQL.
 # TEST_DATABASES="sqlite mysql" (default) picks the databases; TEST_MYSQL_URL (default
 # mysql://root@127.0.0.1:3306) is the server on which each test file creates its own database.
 set -uo pipefail
@@ -29,13 +30,17 @@ run_suite() {
 
 mapfile -t unit < <(find dist/src -name '*.spec.js' | sort)
 mapfile -t e2e < <(find dist/test -maxdepth 1 -name '*.e2e-spec.js' | sort)
+mapfile -t browser < <(find dist/test -maxdepth 1 -name '*.browser-spec.js' | sort)
 if [ -n "${TEST_FILTER:-}" ]; then
   mapfile -t e2e < <(printf '%s\n' "${e2e[@]}" | grep -E "$TEST_FILTER")
+  mapfile -t browser < <(printf '%s\n' "${browser[@]}" | grep -E "$TEST_FILTER")
 fi
 
 [ ${#unit[@]} -gt 0 ] && run_suite unit "${unit[@]}"
 for db in ${TEST_DATABASES:-sqlite mysql}; do
-  TEST_DB="$db" run_suite "e2e-${db}" "${e2e[@]}"
+  [ ${#e2e[@]} -gt 0 ] && TEST_DB="$db" run_suite "e2e-${db}" "${e2e[@]}"
+  # One file at a time: the "within 10 s" waits of the browser tests should not race other suites for the CPU.
+  [ ${#browser[@]} -gt 0 ] && TEST_DB="$db" concurrency=1 run_suite "browser-${db}" "${browser[@]}"
 done
 
 echo

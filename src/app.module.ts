@@ -7,9 +7,10 @@ import { DatabaseModule } from './database/database.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
 import { SsoModule } from './sso/sso.module';
+import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, AuthModule, SsoModule, ApiModule],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, AuthModule, SsoModule, ApiModule, UiModule],
 })
 export class AppModule {}

@@ -7,11 +7,10 @@ import { ApiAuthGuard } from './api-auth.guard';
 import { BasicCredentialCache } from './basic-credential-cache';
 import { BasicStrategy } from './basic.strategy';
 import { LoginController } from './login.controller';
-import { ProfileController } from './profile.controller';
 
 @Module({
   imports: [UsersModule, SettingsModule, SessionsModule],
-  controllers: [LoginController, ProfileController],
+  controllers: [LoginController],
   providers: [BasicStrategy, BasicCredentialCache, { provide: APP_GUARD, useClass: ApiAuthGuard }],
 })
 export class AuthModule {}

@@ -9,7 +9,7 @@ export function htmlPage(title: string, body: string, opts: { scripts?: string[]
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/static/app.css">${scripts}</head>` +
+    `<title>${escapeHtml(title)}</title><link rel="icon" href="/static/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/static/app.css">${scripts}</head>` +
     `<body>${body}</body></html>`
   );
 }

@@ -94,6 +94,8 @@ export function requestMetrics(metrics: { requestDuration: { observe(labels: Rec
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      // A server-sent event stream lasts as long as the page stays open: not a latency worth a bucket.
+      if (String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream')) return;
       const route = (req.route?.path as string | undefined) ?? 'unmatched';
       metrics.requestDuration.observe({ method: req.method, route, status: String(res.statusCode) }, Number(process.hrtime.bigint() - started) / 1e9);
     });

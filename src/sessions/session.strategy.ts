@@ -10,6 +10,7 @@ import { SettingsService } from '../settings/settings.service';
 import { SESSION_END_MESSAGES, SessionEndReason } from './session-end-reason';
 import { SessionCookies } from './session-cookies';
 import { SessionsService } from './sessions.service';
+import { isQuietRequest } from './quiet-session';
 
 /** passport-strategy base that hands the request to the Nest `validate` callback. */
 class CookieStrategy extends Strategy {
@@ -25,8 +26,8 @@ class CookieStrategy extends Strategy {
 /**
  * Session authentication: a cookie naming a live session decides; one naming an ended session gets
  * a 401 with the reason (unless an Authorization header is there to decide instead); an unknown
- * cookie passes to the next strategy. Each request slides the idle expiry unless the client sends
- * `X-WS-Session-Quiet`.
+ * cookie passes to the next strategy. Each request slides the idle expiry unless it is quiet
+ * (`X-WS-Session-Quiet`, or the session event stream).
  */
 @Injectable()
 export class SessionStrategy extends PassportStrategy(CookieStrategy, 'session') {
@@ -57,7 +58,7 @@ export class SessionStrategy extends PassportStrategy(CookieStrategy, 'session')
       throw sessionEnded(reason);
     }
     const res = req.res!;
-    if (req.headers['x-ws-session-quiet'] === undefined) {
+    if (!isQuietRequest(req)) {
       this.cookies.writeSession(res, token, await this.sessions.touch(session, now));
     }
     return { user, method: 'session', scope: 'write', credentialId: session.id };

@@ -1,13 +1,16 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, OnModuleInit, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { SettingsModule } from '../settings/settings.module';
 import { UserEvents } from '../users/user-events';
 import { UsersModule } from '../users/users.module';
 import { CsrfService } from './csrf.service';
+import { quietSession } from './quiet-session';
 import { SessionCookies } from './session-cookies';
+import { SESSION_EVENTS_PATH, SessionEventsController } from './session-events.controller';
 import { SessionLogin } from './session-login.service';
 import { SessionSweeper } from './session-sweeper.service';
+import { SessionWatcher } from './session-watcher.service';
 import { Session } from './session.entity';
 import { SessionStrategy } from './session.strategy';
 import { SessionsController } from './sessions.controller';
@@ -15,16 +18,21 @@ import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Session]), UsersModule, SettingsModule],
-  controllers: [SessionsController],
-  providers: [SessionsService, SessionCookies, SessionStrategy, SessionSweeper, CsrfService, SessionLogin],
+  controllers: [SessionsController, SessionEventsController],
+  providers: [SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
   exports: [SessionsService, SessionCookies, SessionSweeper, CsrfService, SessionLogin],
 })
-export class SessionsModule implements OnModuleInit {
+export class SessionsModule implements OnModuleInit, NestModule {
   constructor(
     private readonly events: UserEvents,
     private readonly sessions: SessionsService,
     private readonly metrics: AuthMetrics,
   ) {}
+
+  /** Watching one's session must not keep it alive: the event stream never slides it. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(quietSession).forRoutes({ path: SESSION_EVENTS_PATH, method: RequestMethod.GET });
+  }
 
   /** Account changes end sessions (SPEC §8): other sessions on a password change, all on deactivation. */
   onModuleInit(): void {

@@ -117,6 +117,10 @@ export class SessionsService {
     return user ? { session, user } : null;
   }
 
+  async findById(id: number): Promise<Session | null> {
+    return this.repo.findOneBy({ id });
+  }
+
   /** Why a session is over, if it is: ended earlier, or expired just now. */
   endedReason(session: Session, now: Date): SessionEndReason | null {
     if (session.endedAt) return (session.endedReason as SessionEndReason) ?? 'logged_out';

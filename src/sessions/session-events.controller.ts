@@ -1,0 +1,66 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiProduces } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Clock } from '../common/clock';
+import { BadRequest } from '../common/errors';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { SESSION_END_MESSAGES } from './session-end-reason';
+import { SessionChange, SessionWatcher } from './session-watcher.service';
+import { SessionsService } from './sessions.service';
+
+export const SESSION_EVENTS_PATH = 'api/v2/me/session/events';
+/** A comment line now and then keeps proxies and load balancers from closing an idle stream. */
+const HEARTBEAT_MS = 20000;
+/** How long an EventSource waits before reconnecting after the stream drops. */
+const RETRY_MS = 3000;
+
+/**
+ * `GET /api/v2/me/session/events/`: server-sent events about the caller's own browser session, so
+ * a page left open learns within seconds that it was ended elsewhere, and why (SPEC §13).
+ * Events: `session` `{"expires_in": s}` on connect and whenever the idle expiry moves;
+ * `ended` `{"reason", "detail"}` once, after which the stream closes. The route is quiet: watching
+ * a session never slides it (see quiet-session.ts).
+ */
+@Controller(SESSION_EVENTS_PATH)
+export class SessionEventsController {
+  constructor(
+    private readonly watcher: SessionWatcher,
+    private readonly sessions: SessionsService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  @ApiProduces('text/event-stream')
+  async events(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const found = principal.method === 'session' && principal.credentialId !== undefined
+      ? await this.sessions.findById(principal.credentialId)
+      : null;
+    if (!found) throw new BadRequest('Session events follow a browser session; this request was not authenticated by one.');
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    // Tells nginx-style proxies not to buffer the stream.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+    res.write(`retry: ${RETRY_MS}\n`);
+    send(res, 'session', { expires_in: this.sessions.secondsLeft(found, this.clock.now()) });
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const stop = this.watcher.watch(found, !principal.user.externalAccount, (change: SessionChange) => {
+      if (change.type === 'expires') return send(res, 'session', { expires_in: change.expiresIn });
+      if (change.type === 'ended') {
+        send(res, 'ended', { reason: change.reason, detail: change.reason ? SESSION_END_MESSAGES[change.reason] : 'Your session has ended.' });
+      }
+      clearInterval(heartbeat);
+      res.end();
+    });
+    res.on('close', () => {
+      clearInterval(heartbeat);
+      stop();
+    });
+  }
+}
+
+function send(res: Response, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}

@@ -1,0 +1,265 @@
+/*
+ * Browser script of /accounts/profile/ (plain script, loaded after session-monitor.js, whose
+ * `window.pageApi` it uses): the tabs (WAI-ARIA tabs pattern, arrow keys), the Tokens tab
+ * (create, show once, copy, revoke) and the Sessions tab (list, end another).
+ */
+
+(function profilePage() {
+  const api = window.pageApi;
+  const page = document.getElementById('page')!;
+  const userId = page.dataset.userId;
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+  function timeCell(iso: string | null, empty = 'Never'): HTMLTableCellElement {
+    const cell = el('td');
+    if (!iso) {
+      cell.textContent = empty;
+      return cell;
+    }
+    const time = el('time', dateFormat.format(new Date(iso)));
+    time.dateTime = iso;
+    cell.append(time);
+    return cell;
+  }
+
+  /** Writes a message into a role=status element, styled as a failure or a success. */
+  function say(id: string, text: string, failed = false): void {
+    const node = document.getElementById(id);
+    if (!node) return;
+    node.textContent = text;
+    node.classList.toggle('error', failed);
+  }
+
+  function detailOf(body: unknown, fallback: string): string {
+    if (body && typeof body === 'object') {
+      const record = body as Record<string, unknown>;
+      if (typeof record.detail === 'string') return record.detail;
+      const fields = Object.entries(record).filter(([, v]) => Array.isArray(v));
+      if (fields.length) return fields.map(([k, v]) => `${k}: ${(v as string[]).join(' ')}`).join(' ');
+    }
+    return fallback;
+  }
+
+  /** "Chrome 131 on Linux" out of a user agent string; the full string stays available below it. */
+  function describeAgent(agent: string): string {
+    if (!agent) return 'Unknown browser';
+    const browsers: [RegExp, string][] = [
+      [/Edg\/(\d+)/, 'Edge'], [/OPR\/(\d+)/, 'Opera'], [/Firefox\/(\d+)/, 'Firefox'],
+      [/HeadlessChrome\/(\d+)/, 'Headless Chrome'], [/Chrom(?:e|ium)\/(\d+)/, 'Chrome'],
+      [/Version\/(\d+)[\d.]* (?:Mobile\/\S+ )?Safari\//, 'Safari'],
+    ];
+    const systems: [RegExp, string][] = [
+      [/Windows/, 'Windows'], [/Android/, 'Android'], [/iPhone|iPad/, 'iOS'], [/Mac OS X/, 'macOS'], [/CrOS/, 'ChromeOS'], [/Linux/, 'Linux'],
+    ];
+    const browser = browsers.find(([re]) => re.test(agent));
+    if (!browser) return agent.split(' ')[0].slice(0, 60);
+    const version = browser[0].exec(agent)![1];
+    const system = systems.find(([re]) => re.test(agent));
+    return `${browser[1]} ${version}${system ? ` on ${system[1]}` : ''}`;
+  }
+
+  // ---- tabs ----------------------------------------------------------------------------------
+
+  const tabs = Array.from(document.querySelectorAll<HTMLButtonElement>('[role="tab"]'));
+  const loaders: Record<string, () => Promise<void>> = { tokens: loadTokens, sessions: loadSessions };
+
+  function select(tab: HTMLButtonElement, focus: boolean): void {
+    for (const other of tabs) {
+      const selected = other === tab;
+      other.setAttribute('aria-selected', String(selected));
+      other.tabIndex = selected ? 0 : -1;
+      document.getElementById(other.getAttribute('aria-controls')!)!.hidden = !selected;
+    }
+    if (focus) tab.focus();
+    const name = tab.dataset.tab!;
+    history.replaceState(null, '', `#${name}`);
+    void loaders[name]?.();
+  }
+
+  for (const tab of tabs) {
+    tab.addEventListener('click', () => select(tab, false));
+    tab.addEventListener('keydown', (e) => {
+      const i = tabs.indexOf(tab);
+      const target = {
+        ArrowRight: tabs[(i + 1) % tabs.length],
+        ArrowLeft: tabs[(i - 1 + tabs.length) % tabs.length],
+        Home: tabs[0],
+        End: tabs[tabs.length - 1],
+      }[e.key];
+      if (!target) return;
+      e.preventDefault();
+      select(target, true);
+    });
+  }
+
+  // ---- tokens --------------------------------------------------------------------------------
+
+  interface Token {
+    id: number;
+    description: string;
+    scope: string;
+    application: number | null;
+    summary_fields?: { application?: { name: string } };
+    created: string;
+    last_used: string | null;
+    expires: string;
+  }
+
+  async function loadTokens(): Promise<void> {
+    const tbody = document.querySelector('#tokens-table tbody');
+    if (!tbody) return;
+    const res = await api.request(`/api/v2/users/${userId}/tokens/?page_size=200`);
+    if (res.status !== 200) {
+      say('tokens-status', res.status === 404 ? 'Tokens are not available on this server.' : detailOf(res.body, 'The tokens could not be loaded.'), true);
+      return;
+    }
+    const tokens = res.body.results as Token[];
+    tbody.replaceChildren(...tokens.map(tokenRow));
+    document.getElementById('tokens-empty')!.hidden = tokens.length > 0;
+  }
+
+  function tokenRow(token: Token): HTMLTableRowElement {
+    const row = el('tr');
+    const description = el('td', token.description || '(no description)');
+    description.id = `token-${token.id}-description`;
+    const application = token.application === null ? 'Personal' : token.summary_fields?.application?.name ?? `Application ${token.application}`;
+    const revoke = el('button', 'Revoke', 'danger');
+    revoke.type = 'button';
+    revoke.setAttribute('aria-describedby', description.id);
+    revoke.addEventListener('click', () => void revokeToken(token, revoke));
+    const actions = el('td', undefined, 'actions');
+    actions.append(revoke);
+    row.append(description, el('td', token.scope), el('td', application), timeCell(token.created), timeCell(token.last_used), timeCell(token.expires), actions);
+    return row;
+  }
+
+  async function createToken(form: HTMLFormElement): Promise<void> {
+    const button = form.querySelector('button')!;
+    const description = form.elements.namedItem('description') as HTMLInputElement;
+    const scope = form.elements.namedItem('scope') as HTMLSelectElement;
+    say('token-error', '');
+    button.disabled = true;
+    try {
+      const res = await api.request('/api/v2/tokens/', { method: 'POST', body: { description: description.value, scope: scope.value } });
+      if (res.status !== 201) {
+        say('token-error', detailOf(res.body, 'The token could not be created.'));
+        return;
+      }
+      const shown = document.getElementById('new-token-value') as HTMLInputElement;
+      shown.value = res.body.token;
+      document.getElementById('new-token')!.hidden = false;
+      description.value = '';
+      say('tokens-status', 'Token created.');
+      shown.focus();
+      shown.select();
+      await loadTokens();
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function copyToken(): Promise<void> {
+    const shown = document.getElementById('new-token-value') as HTMLInputElement;
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(shown.value);
+      copied = true;
+    } catch {
+      shown.select();
+      copied = document.execCommand('copy');
+    }
+    say('tokens-status', copied ? 'Token copied to the clipboard.' : 'Select the token and copy it by hand.', !copied);
+  }
+
+  async function revokeToken(token: Token, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    const res = await api.request(`/api/v2/tokens/${token.id}/`, { method: 'DELETE' });
+    if (res.status !== 204) {
+      button.disabled = false;
+      say('tokens-status', detailOf(res.body, 'The token could not be revoked.'), true);
+      return;
+    }
+    say('tokens-status', `Token "${token.description || token.id}" revoked.`);
+    await loadTokens();
+    document.getElementById('tokens-table')?.focus();
+  }
+
+  document.getElementById('token-form')?.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void createToken(e.currentTarget as HTMLFormElement);
+  });
+  document.getElementById('copy-token')?.addEventListener('click', () => void copyToken());
+
+  // ---- sessions ------------------------------------------------------------------------------
+
+  interface Session {
+    id: number;
+    created: string;
+    last_seen: string;
+    expires: string;
+    ip_address: string;
+    user_agent: string;
+    current: boolean;
+  }
+
+  async function loadSessions(): Promise<void> {
+    const tbody = document.querySelector('#sessions-table tbody');
+    if (!tbody) return;
+    const res = await api.request('/api/v2/me/sessions/?page_size=200');
+    if (res.status !== 200) {
+      if (res.status !== 401) say('sessions-status', detailOf(res.body, 'The sessions could not be loaded.'), true);
+      return;
+    }
+    tbody.replaceChildren(...(res.body.results as Session[]).map(sessionRow));
+  }
+
+  function sessionRow(session: Session): HTMLTableRowElement {
+    const row = el('tr');
+    const browser = el('td');
+    browser.append(describeAgent(session.user_agent));
+    if (session.current) browser.append(el('span', 'current', 'badge'));
+    browser.append(el('span', session.user_agent, 'agent'));
+    const actions = el('td', undefined, 'actions');
+    if (!session.current) {
+      const end = el('button', 'End session', 'danger');
+      end.type = 'button';
+      end.addEventListener('click', () => void endSession(session, end));
+      actions.append(end);
+    }
+    row.append(browser, el('td', session.ip_address), timeCell(session.created), timeCell(session.last_seen), timeCell(session.expires), actions);
+    return row;
+  }
+
+  async function endSession(session: Session, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    const res = await api.request(`/api/v2/me/sessions/${session.id}/`, { method: 'DELETE' });
+    if (res.status !== 204 && res.status !== 404) {
+      button.disabled = false;
+      say('sessions-status', detailOf(res.body, 'The session could not be ended.'), true);
+      return;
+    }
+    say('sessions-status', `Session of ${describeAgent(session.user_agent)} at ${session.ip_address} ended.`);
+    await loadSessions();
+    document.getElementById('sessions-table')?.focus();
+  }
+
+  document.getElementById('sessions-refresh')?.addEventListener('click', () => void loadSessions());
+
+  // ---- start ---------------------------------------------------------------------------------
+
+  for (const time of Array.from(document.querySelectorAll<HTMLTimeElement>('.identity time'))) {
+    time.textContent = dateFormat.format(new Date(time.dateTime));
+  }
+  const fromHash = tabs.find((t) => `#${t.dataset.tab}` === location.hash);
+  if (tabs.length) select(fromHash ?? tabs[0], false);
+})();

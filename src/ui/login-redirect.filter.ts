@@ -1,0 +1,17 @@
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { AuthError } from '../common/errors';
+import { SettingsService } from '../settings/settings.service';
+
+/** Browsers that are not logged in are sent to the login page (or LOGIN_REDIRECT_OVERRIDE) instead of a 401. */
+@Catch(AuthError)
+export class LoginRedirectFilter implements ExceptionFilter {
+  constructor(private readonly settings: SettingsService) {}
+
+  catch(exception: AuthError, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const override = this.settings.get('LOGIN_REDIRECT_OVERRIDE');
+    const reason = typeof exception.extra.reason === 'string' ? `&reason=${encodeURIComponent(exception.extra.reason)}` : '';
+    res.redirect(302, override || `/api/login/?next=${encodeURIComponent('/accounts/profile/')}${reason}`);
+  }
+}

@@ -1,0 +1,123 @@
+import { escapeHtml, htmlPage } from '../common/html';
+import type { User } from '../users/user.entity';
+
+export interface ProfilePageModel {
+  user: User;
+  csrfToken: string;
+  /** False when OAuth 2 is disabled, or for external users without ALLOW_OAUTH2_FOR_EXTERNAL_USERS. */
+  showTokens: boolean;
+  /** Seconds before the session's idle timeout (its `Session-Timeout`); absent without a session. */
+  sessionTimeout?: number;
+}
+
+/**
+ * `/accounts/profile/` (SPEC §13): who you are, the Tokens and Sessions tabs, `Log out`, the live
+ * notice (`#session-notice`, role alert) and the idle warning (role alertdialog). The page is the
+ * frame; `profile.js` fills the tables from the API and `session-monitor.js` watches the session.
+ */
+export function renderProfilePage(model: ProfilePageModel): string {
+  const tabs = [
+    ...(model.showTokens ? [{ id: 'tokens', label: 'Tokens', panel: tokensPanel() }] : []),
+    { id: 'sessions', label: 'Sessions', panel: sessionsPanel() },
+  ];
+  const tabButtons = tabs
+    .map((tab, i) =>
+      `<button type="button" role="tab" id="tab-${tab.id}" data-tab="${tab.id}" aria-controls="panel-${tab.id}" ` +
+      `aria-selected="${i === 0}" tabindex="${i === 0 ? 0 : -1}">${tab.label}</button>`)
+    .join('');
+  const panels = tabs
+    .map((tab, i) =>
+      `<section role="tabpanel" id="panel-${tab.id}" aria-labelledby="tab-${tab.id}" tabindex="0"${i === 0 ? '' : ' hidden'}>${tab.panel}</section>`)
+    .join('');
+  const timeout = model.sessionTimeout === undefined ? '' : ` data-session-timeout="${model.sessionTimeout}"`;
+  const body =
+    '<header class="topbar"><a class="brand" href="/accounts/profile/">Automation Service</a>' +
+    '<form id="logout-form" method="post" action="/api/logout/">' +
+    `<input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(model.csrfToken)}">` +
+    '<input type="hidden" name="next" value="/api/login/">' +
+    '<button type="submit" class="secondary">Log out</button></form></header>' +
+    `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}>` +
+    '<div id="session-notice" class="notice" role="alert"></div>' +
+    `<main id="profile">${identity(model.user)}` +
+    `<div role="tablist" aria-label="Account">${tabButtons}</div>${panels}` +
+    '<noscript><p class="alert">The token and session lists need JavaScript.</p></noscript>' +
+    '</main></div>' +
+    idleDialog();
+  return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', '/static/profile.js'] });
+}
+
+function identity(user: User): string {
+  const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
+  const role = user.isSuperuser ? 'Superuser' : user.isSystemAuditor ? 'System auditor' : 'User';
+  const account = user.externalAccount ? `Single sign-on (${user.externalAccount})` : 'Local';
+  const facts: [string, string][] = [
+    ['Name', name ? escapeHtml(name) : '—'],
+    ['Email', user.email ? escapeHtml(user.email) : '—'],
+    ['Role', role],
+    ['Account', escapeHtml(account)],
+    ['Last login', user.lastLogin ? dateTime(user.lastLogin) : '—'],
+  ];
+  return (
+    '<section class="identity" aria-labelledby="identity-name">' +
+    `<h1 id="identity-name">${escapeHtml(user.username)}</h1><dl>` +
+    facts.map(([term, value]) => `<div><dt>${term}</dt><dd>${value}</dd></div>`).join('') +
+    '</dl></section>'
+  );
+}
+
+function tokensPanel(): string {
+  return (
+    '<h2>Personal access tokens</h2>' +
+    '<p class="hint">A token lets a script use the API as you (<code>Authorization: Bearer …</code>). A <code>read</code> token can only read.</p>' +
+    '<form id="token-form" class="token-form">' +
+    '<div class="field"><label for="token-description">Description</label>' +
+    '<input id="token-description" name="description" type="text" maxlength="1024" autocomplete="off"></div>' +
+    '<div class="field narrow"><label for="token-scope">Scope</label>' +
+    '<select id="token-scope" name="scope"><option value="read">read</option><option value="write" selected>write</option></select></div>' +
+    '<button type="submit">Create token</button></form>' +
+    '<p id="token-error" class="alert" role="alert"></p>' +
+    '<div id="new-token" class="new-token" hidden>' +
+    '<label for="new-token-value">New token</label>' +
+    '<p id="new-token-hint">Copy it now: it is shown only once.</p>' +
+    '<div class="copy-row"><input id="new-token-value" type="text" readonly aria-describedby="new-token-hint">' +
+    '<button type="button" id="copy-token" class="secondary">Copy</button></div></div>' +
+    '<p id="tokens-status" class="status" role="status"></p>' +
+    table('tokens', 'Your tokens', ['Description', 'Scope', 'Application', 'Created', 'Last used', 'Expires']) +
+    '<p id="tokens-empty" class="empty" hidden>No tokens yet.</p>'
+  );
+}
+
+function sessionsPanel(): string {
+  return (
+    '<h2>Signed-in browsers</h2>' +
+    '<p class="hint">Every browser where you are logged in. End any session you do not recognise.</p>' +
+    '<p id="sessions-status" class="status" role="status"></p>' +
+    table('sessions', 'Your sessions', ['Browser', 'Address', 'Signed in', 'Last seen', 'Expires']) +
+    '<div class="toolbar"><button type="button" id="sessions-refresh" class="secondary">Refresh</button></div>'
+  );
+}
+
+function table(id: string, caption: string, columns: string[]): string {
+  return (
+    `<table id="${id}-table" tabindex="-1"><caption>${caption}</caption><thead><tr>` +
+    columns.map((c) => `<th scope="col">${c}</th>`).join('') +
+    '<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody></tbody></table>'
+  );
+}
+
+function idleDialog(): string {
+  return (
+    '<dialog id="idle-dialog" role="alertdialog" aria-labelledby="idle-title" aria-describedby="idle-text">' +
+    '<h2 id="idle-title">Are you still there?</h2>' +
+    '<p id="idle-text">You will be logged out in <span id="idle-seconds">60</span> seconds because this session has been idle.</p>' +
+    '<div class="actions"><button type="submit" form="logout-form" class="secondary">Log out</button>' +
+    '<button type="button" id="stay-signed-in" autofocus>Stay signed in</button></div>' +
+    '</dialog>'
+  );
+}
+
+/** UTC on the server; profile.js rewrites every `<time>` in the browser's own locale and zone. */
+function dateTime(date: Date): string {
+  const iso = date.toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}

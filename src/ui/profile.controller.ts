@@ -1,0 +1,35 @@
+import { Controller, Get, Inject, Req, Res, UseFilters } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { CsrfService } from '../sessions/csrf.service';
+import { SettingsService } from '../settings/settings.service';
+import { LoginRedirectFilter } from './login-redirect.filter';
+import { renderProfilePage } from './profile-page';
+
+/** `/accounts/profile/`, where a successful login lands (Django's default LOGIN_REDIRECT_URL). */
+@Controller('accounts')
+export class ProfileController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: SettingsService,
+    private readonly csrf: CsrfService,
+  ) {}
+
+  @Get('profile')
+  @UseFilters(LoginRedirectFilter)
+  profile(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {
+    const user = principal.user;
+    // SPEC §6 and §13: no Tokens tab without OAuth 2, nor for external users unless they may hold tokens.
+    const showTokens = this.config.oauth2ProviderEnabled && (!user.externalAccount || this.settings.get('ALLOW_OAUTH2_FOR_EXTERNAL_USERS'));
+    // The session strategy has just slid the session and said for how long; the idle warning starts from it.
+    const timeout = principal.method === 'session' ? Number(res.getHeader('Session-Timeout')) : NaN;
+    const html = renderProfilePage({
+      user,
+      csrfToken: this.csrf.ensureCookie(req, res),
+      showTokens,
+      sessionTimeout: Number.isFinite(timeout) ? timeout : undefined,
+    });
+    res.status(200).type('text/html; charset=utf-8').send(html);
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { SessionsModule } from '../sessions/sessions.module';
+import { SettingsModule } from '../settings/settings.module';
+import { ProfileController } from './profile.controller';
+import { StaticAssets } from './static-assets';
+import { StaticAssetsController } from './static-assets.controller';
+
+/**
+ * The browser pages that are not the login form (which stays with `auth`): the profile page and
+ * the static files of every page. Its scripts talk to the JSON API like any other client.
+ */
+@Module({
+  imports: [SessionsModule, SettingsModule],
+  controllers: [ProfileController, StaticAssetsController],
+  providers: [StaticAssets],
+})
+export class UiModule {}
