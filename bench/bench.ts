@@ -92,6 +92,19 @@ async function sessionCookie(url: string): Promise<string> {
   });
 }
 
+/** A personal access token created the seed's way: POST /api/v2/tokens/ with basic credentials. */
+async function personalToken(url: string, basicHeader: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/api/v2/tokens/`, { method: 'POST', headers: { ...basicHeader, 'Content-Type': 'application/json' } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => (res.statusCode === 201 ? resolve(JSON.parse(body).token) : reject(new Error(`token creation failed: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end('{"description": "bench", "scope": "read"}');
+  });
+}
+
 /** Basic auth with the repeat-credential fast path turned off, on a second service instance. */
 async function basicWithoutFastPath(header: Record<string, string>): Promise<Row> {
   const { url, child, dir } = await startService({ AUTH_FAST_PATH: 'off' });
@@ -111,6 +124,7 @@ async function main(): Promise<void> {
     rows.push(await measure('GET /api/v2/ping/ (public)', `${url}/api/v2/ping/`, {}));
     rows.push(await measure('GET /api/v2/me/ (basic)', `${url}/api/v2/me/`, basicHeader));
     rows.push(await measure('GET /api/v2/me/ (session)', `${url}/api/v2/me/`, { Cookie: await sessionCookie(url) }));
+    rows.push(await measure('GET /api/v2/me/ (bearer)', `${url}/api/v2/me/`, { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }));
     rows.push(await basicWithoutFastPath(basicHeader));
     const ping = rows[0];
     console.log(`duration ${DURATION_MS / 1000}s per row, concurrency ${CONCURRENCY}, SQLite, one process`);

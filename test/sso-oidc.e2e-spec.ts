@@ -180,6 +180,20 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     }
   });
 
+  it('an SSO user is external for the tokens rule: no token while ALLOW_OAUTH2_FOR_EXTERNAL_USERS is false', async () => {
+    const browser = new Browser(t);
+    await assertLoggedIn(t, browser, await login(browser, 'sub-alice'));
+    const csrf = browser.cookie('csrftoken')!;
+    const refused = await browser.agent.post(browser.url('/api/v2/tokens/')).set('X-CSRFToken', csrf).send({}).expect(403);
+    assert.match(refused.body.detail, /external authentication provider \(social\)/);
+    await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });
+    try {
+      await browser.agent.post(browser.url('/api/v2/tokens/')).set('X-CSRFToken', csrf).send({}).expect(201);
+    } finally {
+      await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false });
+    }
+  });
+
   it('refuses a callback whose state was changed', async () => {
     const browser = new Browser(t);
     const callback = new URL(await toCallback(browser, 'sub-alice'));

@@ -4,13 +4,24 @@ import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
+import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
+import { ClearTokensCommand, CreateOAuth2TokenCommand, RevokeOAuth2TokensCommand } from './token-commands';
 import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand } from './user-commands';
 
 /** The management commands run on the Nest application context: same services, no HTTP server. */
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule],
-  providers: [CreateSuperuserCommand, ChangePasswordCommand, EnableLocalAuthenticationCommand, ExpireSessionsCommand, CleanupSessionsCommand],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule],
+  providers: [
+    CreateSuperuserCommand,
+    ChangePasswordCommand,
+    EnableLocalAuthenticationCommand,
+    ExpireSessionsCommand,
+    CleanupSessionsCommand,
+    CreateOAuth2TokenCommand,
+    RevokeOAuth2TokensCommand,
+    ClearTokensCommand,
+  ],
 })
 export class CliModule {}

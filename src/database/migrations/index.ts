@@ -1,7 +1,14 @@
 import { UsersAndSettings1763800000000 } from './1763800000000-users-and-settings';
 import { Sessions1763850000000 } from './1763850000000-sessions';
 import { LoginThrottle1763860000000 } from './1763860000000-login-throttle';
+import { Tokens1763900000000 } from './1763900000000-tokens';
 import { Sso1764000000000 } from './1764000000000-sso';
 
 /** Migrations in order; imported as classes so ts-jest, dist and the CLI all see the same list. */
-export const MIGRATIONS = [UsersAndSettings1763800000000, Sessions1763850000000, LoginThrottle1763860000000, Sso1764000000000];
+export const MIGRATIONS = [
+  UsersAndSettings1763800000000,
+  Sessions1763850000000,
+  LoginThrottle1763860000000,
+  Tokens1763900000000,
+  Sso1764000000000,
+];

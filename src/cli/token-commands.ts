@@ -1,0 +1,104 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { parseScope } from '../tokens/scopes';
+import { TokenRevocationService } from '../tokens/token-revocation.service';
+import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
+import { UsersService } from '../users/users.service';
+import { CommandError } from './command-error';
+
+/** The release without OAuth 2 (SPEC §6) has no tokens to create, revoke or clear. */
+function requireOAuth2(config: AppConfig): void {
+  if (!config.oauth2ProviderEnabled) {
+    throw new CommandError('The OAuth 2 provider is disabled (OAUTH2_PROVIDER_ENABLED=false): there are no tokens to manage.');
+  }
+}
+
+@Command({ name: 'create_oauth2_token', description: 'Create a personal access token for a user and print it' })
+export class CreateOAuth2TokenCommand extends CommandRunner {
+  constructor(
+    private readonly users: UsersService,
+    private readonly tokens: TokensService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async run(_: string[], options: { user?: string; scope?: string }): Promise<void> {
+    requireOAuth2(this.config);
+    if (!options.user) throw new CommandError('Username not supplied. Usage: create_oauth2_token --user=username.');
+    const scope = parseScope(options.scope ?? 'write');
+    if (!scope) throw new CommandError("--scope must be 'read' or 'write'.");
+    const user = await this.users.findByUsername(options.user);
+    if (!user) throw new CommandError('The user does not exist.');
+    try {
+      const issued = await this.tokens.issue({ user, application: null, scope, description: 'created by create_oauth2_token' });
+      // The token on stdout, alone, so scripts can capture it; it is shown only this once.
+      console.log(issued.token);
+    } catch (err) {
+      if (err instanceof ExternalUserRefused) throw new CommandError(err.detail);
+      throw err;
+    }
+  }
+
+  @Option({ flags: '--user <username>', description: 'the user the token acts as' })
+  parseUser(v: string) {
+    return v;
+  }
+  @Option({ flags: '--scope <scope>', description: 'read or write (default write)' })
+  parseScope(v: string) {
+    return v;
+  }
+}
+
+@Command({ name: 'revoke_oauth2_tokens', description: "Revoke all access tokens (one user's with --user); --all also refresh tokens" })
+export class RevokeOAuth2TokensCommand extends CommandRunner {
+  constructor(
+    private readonly users: UsersService,
+    private readonly revocation: TokenRevocationService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async run(_: string[], options: { user?: string; all?: boolean }): Promise<void> {
+    requireOAuth2(this.config);
+    const refresh = !!options.all;
+    let counts;
+    if (options.user) {
+      const user = await this.users.findByUsername(options.user);
+      if (!user) throw new CommandError('A user with that username does not exist.');
+      counts = await this.revocation.revokeForUser(user.id, { refresh, reason: 'revoke_oauth2_tokens' });
+    } else {
+      counts = await this.revocation.revokeAll({ refresh, reason: 'revoke_oauth2_tokens' });
+    }
+    console.log(`Revoked ${counts.accessTokens} access token(s)` + (refresh ? ` and ${counts.refreshTokens} refresh token(s).` : '.'));
+  }
+
+  @Option({ flags: '--user <username>', description: "only this user's tokens" })
+  parseUser(v: string) {
+    return v;
+  }
+  @Option({ flags: '--all', description: 'also revoke refresh tokens' })
+  parseAll() {
+    return true;
+  }
+}
+
+@Command({ name: 'cleartokens', description: 'Delete expired and revoked tokens and expired authorization codes' })
+export class ClearTokensCommand extends CommandRunner {
+  constructor(
+    private readonly revocation: TokenRevocationService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    requireOAuth2(this.config);
+    const counts = await this.revocation.clearExpiredAndRevoked((line) => process.stderr.write(line + '\n'));
+    console.log(`Expired OAuth 2 Access Tokens deleted: ${counts.accessTokens}`);
+    console.log(`Expired or revoked OAuth 2 Refresh Tokens deleted: ${counts.refreshTokens}`);
+    console.log(`Expired authorization codes deleted: ${counts.codes}`);
+  }
+}

@@ -1,0 +1,114 @@
+import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import passport from 'passport';
+import { AuthStrategies } from '../common/auth-strategies';
+import { AuthError } from '../common/errors';
+import type { Principal } from '../common/principal';
+import { Public } from '../common/public.decorator';
+import { CsrfService } from '../sessions/csrf.service';
+import { renderAuthorizationErrorPage, renderConsentPage } from './authorize-pages';
+import { AuthorizeEndpoint } from './authorize-endpoint.service';
+import {
+  AUTHORIZATION_PARAMETERS,
+  AuthorizationErrorPage,
+  AuthorizationErrorRedirect,
+  AuthorizationRequest,
+  redirectWith,
+} from './authorization-request';
+
+/**
+ * `/api/o/authorize/` (RFC 6749 §4.1.1, §4.2.1): public to the global guard because an anonymous
+ * browser is sent to the login page rather than refused. The user is whoever a session (or a basic
+ * header) says; a bearer token cannot mint itself new grants here.
+ */
+@Controller('api/o/authorize')
+export class AuthorizeController {
+  constructor(
+    private readonly endpoint: AuthorizeEndpoint,
+    private readonly strategies: AuthStrategies,
+    private readonly csrf: CsrfService,
+  ) {}
+
+  @Public()
+  @Get()
+  async show(@Req() req: Request, @Res() res: Response) {
+    const params = req.query as Record<string, unknown>;
+    await this.answer(req, res, params, async (request, user) => {
+      if (request.application.skipAuthorization) return this.redirect(res, await this.endpoint.grant(request, user.user));
+      const parameters: Record<string, string> = {};
+      for (const name of AUTHORIZATION_PARAMETERS) if (typeof params[name] === 'string') parameters[name] = params[name] as string;
+      const csrfToken = this.csrf.ensureCookie(req, res);
+      res.status(200).type('text/html; charset=utf-8').send(
+        renderConsentPage({ applicationName: request.application.name, username: user.user.username, scope: request.scope, csrfToken, parameters }),
+      );
+    });
+  }
+
+  /** The consent form's answer: CSRF-checked for every caller, then a redirect with a code, a token or access_denied. */
+  @Public()
+  @Post()
+  async decide(@Req() req: Request, @Res() res: Response) {
+    const params = (req.body ?? {}) as Record<string, unknown>;
+    await this.answer(req, res, params, async (request, user) => {
+      this.csrf.enforce(req);
+      const target = params.decision === 'authorize' ? await this.endpoint.grant(request, user.user) : this.endpoint.deny(request);
+      this.redirect(res, target);
+    });
+  }
+
+  private async answer(
+    req: Request,
+    res: Response,
+    params: Record<string, unknown>,
+    then: (request: AuthorizationRequest, user: Principal) => Promise<void>,
+  ): Promise<void> {
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    let request: AuthorizationRequest;
+    try {
+      request = await this.endpoint.check(params);
+    } catch (err) {
+      if (err instanceof AuthorizationErrorPage) {
+        res.status(400).type('text/html; charset=utf-8').send(renderAuthorizationErrorPage(err.error, err.description));
+        return;
+      }
+      if (err instanceof AuthorizationErrorRedirect) {
+        const values = { error: err.error, error_description: err.description, state: err.state };
+        return this.redirect(res, redirectWith(err.redirectUri, values, err.inFragment));
+      }
+      throw err;
+    }
+    const { user, endedReason } = await this.authenticate(req, res);
+    if (!user) {
+      // The login page tells the user why when their session was ended (SPEC §13).
+      const reason = endedReason ? `&reason=${encodeURIComponent(endedReason)}` : '';
+      return this.redirect(res, `/api/login/?next=${encodeURIComponent(this.authorizeUrl(req, params))}${reason}`);
+    }
+    await then(request, user);
+  }
+
+  /** The authorization request as a GET URL, for the login page to come back to. */
+  private authorizeUrl(req: Request, params: Record<string, unknown>): string {
+    if (req.method === 'GET') return req.originalUrl;
+    const query = new URLSearchParams();
+    for (const name of AUTHORIZATION_PARAMETERS) if (typeof params[name] === 'string') query.set(name, params[name] as string);
+    return `/api/o/authorize/?${query.toString()}`;
+  }
+
+  /** Session, then basic, as the global guard would; an ended session just means "log in again". */
+  private authenticate(req: Request, res: Response): Promise<{ user?: Principal; endedReason?: string }> {
+    const names = this.strategies.names().filter((name) => name !== 'bearer');
+    if (!names.length) return Promise.resolve({});
+    return new Promise((resolve, reject) => {
+      passport.authenticate(names, { session: false }, (err: unknown, user: Principal | false) => {
+        if (err instanceof AuthError && err.code === 'session_ended') return resolve({ endedReason: String(err.extra.reason ?? '') || undefined });
+        if (err) return reject(err);
+        resolve({ user: user || undefined });
+      })(req, res, (err?: unknown) => (err ? reject(err) : resolve({})));
+    });
+  }
+
+  private redirect(res: Response, location: string): void {
+    res.status(302).setHeader('Location', location);
+    res.end();
+  }
+}

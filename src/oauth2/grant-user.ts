@@ -1,0 +1,18 @@
+import type { User } from '../users/user.entity';
+import type { AuthorizationCode } from '../tokens/authorization-code.entity';
+import type { RefreshToken } from '../tokens/refresh-token.entity';
+
+/**
+ * The "user" the OAuth library carries from one model call to the next (it never looks inside):
+ * the account, plus what the grant being redeemed tells the token it is about to save.
+ */
+export interface GrantUser {
+  entity: User;
+  /** Authorization-code grant: the code row, and the family its redemption won. */
+  code?: AuthorizationCode;
+  family?: string;
+  /** Refresh grant: the token being rotated; the new one inherits its family and start. */
+  refreshToken?: RefreshToken;
+  /** Authorization request: whether it named a redirect URI (then the token request must repeat it). */
+  redirectUriGiven?: boolean;
+}

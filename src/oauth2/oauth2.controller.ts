@@ -1,0 +1,49 @@
+import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Public } from '../common/public.decorator';
+import { noStore, sendOAuthError } from './oauth2-response';
+import { RevocationEndpoint } from './revocation-endpoint.service';
+import { TokenEndpoint } from './token-endpoint.service';
+
+/**
+ * `/api/o/` and the two client endpoints. They are public to the global guard: a basic header here
+ * is the OAuth client's authentication, checked by the endpoint itself (SPEC §1).
+ */
+@Controller('api/o')
+export class OAuth2Controller {
+  constructor(
+    private readonly tokenEndpoint: TokenEndpoint,
+    private readonly revocationEndpoint: RevocationEndpoint,
+  ) {}
+
+  @Public()
+  @Get()
+  index() {
+    return { authorize: '/api/o/authorize/', token: '/api/o/token/', revoke_token: '/api/o/revoke_token/' };
+  }
+
+  @Public()
+  @Post('token')
+  async token(@Req() req: Request, @Res() res: Response) {
+    try {
+      const { body } = await this.tokenEndpoint.handle(req);
+      noStore(res);
+      res.status(200).json(body);
+    } catch (err) {
+      sendOAuthError(res, err);
+    }
+  }
+
+  /** RFC 7009 §2.2: 200 with an empty body, whether or not there was anything to revoke. */
+  @Public()
+  @Post('revoke_token')
+  async revoke(@Req() req: Request, @Res() res: Response) {
+    try {
+      await this.revocationEndpoint.handle(req);
+      noStore(res);
+      res.status(200).end();
+    } catch (err) {
+      sendOAuthError(res, err);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { SessionsModule } from '../sessions/sessions.module';
+import { SettingsModule } from '../settings/settings.module';
+import { OAuth2EnabledMiddleware } from '../tokens/oauth2-enabled.middleware';
+import { TokensModule } from '../tokens/tokens.module';
+import { UsersModule } from '../users/users.module';
+import { AuthorizationCodes } from './authorization-codes.service';
+import { AuthorizeController } from './authorize.controller';
+import { AuthorizeEndpoint } from './authorize-endpoint.service';
+import { OAuth2Controller } from './oauth2.controller';
+import { RevocationEndpoint } from './revocation-endpoint.service';
+import { TokenEndpoint } from './token-endpoint.service';
+
+/** The OAuth 2 provider endpoints under `/api/o/` (SPEC §5), built on the tokens module. */
+@Module({
+  imports: [TokensModule, SessionsModule, UsersModule, SettingsModule],
+  controllers: [OAuth2Controller, AuthorizeController],
+  providers: [AuthorizationCodes, TokenEndpoint, RevocationEndpoint, AuthorizeEndpoint],
+})
+export class OAuth2Module implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(OAuth2EnabledMiddleware).forRoutes(OAuth2Controller, AuthorizeController);
+  }
+}

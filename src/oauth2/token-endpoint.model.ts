@@ -1,0 +1,178 @@
+import {
+  AccessDeniedError,
+  AuthorizationCode as LibraryCode,
+  Client,
+  InvalidGrantError,
+  RefreshToken as LibraryRefreshToken,
+  Token,
+} from '@node-oauth/oauth2-server';
+import { Logger } from '@nestjs/common';
+import { AuthError } from '../common/errors';
+import { Transactions } from '../database/transactions';
+import { Application } from '../tokens/application.entity';
+import { ApplicationsService, grantsOf } from '../tokens/applications.service';
+import { redirectUriList } from '../tokens/redirect-uris';
+import { RefreshTokensService } from '../tokens/refresh-tokens.service';
+import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
+import { newSecret } from '../tokens/token-secrets';
+import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
+import { LocalCredentialsService } from '../users/local-credentials.service';
+import type { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { AuthorizationCodes } from './authorization-codes.service';
+import { GrantUser } from './grant-user';
+
+export interface TokenEndpointDeps {
+  applications: ApplicationsService;
+  credentials: LocalCredentialsService;
+  users: UsersService;
+  tokens: TokensService;
+  refreshTokens: RefreshTokensService;
+  codes: AuthorizationCodes;
+  transactions: Transactions;
+}
+
+export interface OAuthClient extends Client {
+  application: Application;
+}
+
+/** The library's view of an application: client id, permitted grants, exact redirect URIs. */
+export function toClient(app: Application): OAuthClient {
+  return { id: app.clientId, grants: grantsOf(app), redirectUris: redirectUriList(app.redirectUris), application: app };
+}
+
+/** Scope rules of SPEC §5 for the library: `read`/`write`, no duplicates, `write` by default. */
+export function validateScope(_user: unknown, _client: unknown, scope?: string[]): string[] | false {
+  if (!scope || !scope.length) return [DEFAULT_SCOPE];
+  const parsed = parseScope(scope.join(' '));
+  return parsed && parsed.split(' ').length === scope.length ? parsed.split(' ') : false;
+}
+
+/**
+ * The @node-oauth/oauth2-server model behind `/api/o/token/`, made per request (it needs the
+ * client address for the password check). The library runs the protocol; this maps it onto our
+ * tables: hashed secrets, compare-and-swap redemption and rotation, family revocation on reuse.
+ */
+export class TokenEndpointModel {
+  private readonly logger = new Logger('oauth2');
+
+  constructor(
+    private readonly deps: TokenEndpointDeps,
+    private readonly clientIp: string,
+  ) {}
+
+  validateScope = validateScope;
+
+  async getClient(clientId: string, clientSecret?: string): Promise<OAuthClient | null> {
+    const app = await this.deps.applications.findByClientId(clientId);
+    if (!app || !this.deps.applications.authenticates(app, clientSecret)) {
+      this.logger.warn({ event: 'client_auth_failed', client_id: clientId, client_ip: this.clientIp, known: !!app });
+      return null;
+    }
+    return toClient(app);
+  }
+
+  /** The password grant checks credentials where the login form and basic auth do (one throttle later). */
+  async getUser(username: string, password: string): Promise<GrantUser | null> {
+    try {
+      const user = await this.deps.credentials.check({ username, password, clientIp: this.clientIp, path: 'password_grant' });
+      return { entity: user };
+    } catch (err) {
+      if (err instanceof AuthError) return null;
+      throw err;
+    }
+  }
+
+  generateAccessToken = async () => newSecret('applicationToken');
+  generateRefreshToken = async () => newSecret('refreshToken');
+
+  async saveToken(token: Token, client: OAuthClient, user: GrantUser): Promise<Token> {
+    const scope = (token.scope?.length ? token.scope : [DEFAULT_SCOPE]).join(' ');
+    const options = {
+      user: user.entity,
+      application: client.application,
+      scope,
+      withRefresh: client.grants.includes('refresh_token'),
+      family: user.refreshToken?.family ?? user.family,
+      familyStarted: user.refreshToken?.familyStarted,
+      secrets: { token: token.accessToken, refresh: token.refreshToken },
+    };
+    try {
+      const issued = await this.deps.transactions.run(async (manager) => {
+        if (user.code && !(await this.deps.codes.lockUnreplayed(user.code.id, manager))) {
+          throw new InvalidGrantError('Invalid grant: authorization code has already been used');
+        }
+        return this.deps.tokens.issue(options, manager);
+      });
+      return {
+        accessToken: issued.token,
+        accessTokenExpiresAt: token.accessTokenExpiresAt,
+        refreshToken: issued.refresh ?? undefined,
+        scope: scope.split(' '),
+        client,
+        user,
+        expiresIn: issued.expiresIn,
+      };
+    } catch (err) {
+      if (err instanceof ExternalUserRefused) throw new AccessDeniedError(err.detail, { code: 403 });
+      throw err;
+    }
+  }
+
+  async getAuthorizationCode(secret: string): Promise<LibraryCode | null> {
+    const code = await this.deps.codes.findBySecret(secret);
+    if (!code) return null;
+    if (code.usedAt) {
+      await this.deps.codes.replayed(code);
+      throw new InvalidGrantError('Invalid grant: authorization code has already been used');
+    }
+    if (this.deps.codes.isExpired(code)) throw new InvalidGrantError('Invalid grant: authorization code has expired');
+    const { client, user } = await this.clientAndOwner(code, 'authorization code');
+    return {
+      authorizationCode: secret,
+      expiresAt: code.expires,
+      redirectUri: code.redirectUri ?? '',
+      scope: code.scope.split(' '),
+      client,
+      user: { entity: user, code } satisfies GrantUser,
+      codeChallenge: code.codeChallenge ?? undefined,
+      codeChallengeMethod: code.codeChallengeMethod ?? undefined,
+    };
+  }
+
+  /** Single use: the compare-and-swap winner continues; a loser is a replay. */
+  async revokeAuthorizationCode(code: LibraryCode): Promise<boolean> {
+    const user = code.user as GrantUser;
+    const family = await this.deps.codes.redeem(user.code!);
+    if (!family) {
+      await this.deps.codes.replayed(user.code!);
+      return false;
+    }
+    user.family = family;
+    return true;
+  }
+
+  async getRefreshToken(secret: string): Promise<LibraryRefreshToken | null> {
+    const token = await this.deps.refreshTokens.findBySecret(secret);
+    if (!token) return null;
+    if (token.revokedAt) {
+      await this.deps.refreshTokens.reused(token);
+      throw new InvalidGrantError('Invalid grant: refresh token is invalid');
+    }
+    if (this.deps.refreshTokens.familyExpired(token)) throw new InvalidGrantError('Invalid grant: refresh token has expired');
+    const { client, user } = await this.clientAndOwner(token, 'refresh token');
+    return { refreshToken: secret, scope: token.scope.split(' '), client, user: { entity: user, refreshToken: token } satisfies GrantUser };
+  }
+
+  /** The client and the still-active user a stored grant names; without either the grant is dead. */
+  private async clientAndOwner(grant: { applicationId: number; userId: number }, kind: string): Promise<{ client: Client; user: User }> {
+    const [app, user] = await Promise.all([this.deps.applications.findById(grant.applicationId), this.deps.users.findById(grant.userId)]);
+    if (!app || !user || !user.isActive || this.deps.tokens.localAuthDisabledFor(user)) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
+    return { client: { id: app.clientId, grants: grantsOf(app) }, user };
+  }
+
+  async revokeToken(token: LibraryRefreshToken): Promise<boolean> {
+    const row = (token.user as GrantUser).refreshToken;
+    return !!row && this.deps.refreshTokens.rotate(row);
+  }
+}

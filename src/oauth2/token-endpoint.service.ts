@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import type { Request as ExpressRequest } from 'express';
+import OAuth2Server, { InvalidRequestError, Request, Response, UnsupportedGrantTypeError } from '@node-oauth/oauth2-server';
+import { Transactions } from '../database/transactions';
+import { SettingsService } from '../settings/settings.service';
+import { ApplicationsService } from '../tokens/applications.service';
+import { RefreshTokensService } from '../tokens/refresh-tokens.service';
+import { TokensService } from '../tokens/tokens.service';
+import { LocalCredentialsService } from '../users/local-credentials.service';
+import { UsersService } from '../users/users.service';
+import { AuthorizationCodes } from './authorization-codes.service';
+import { clientCredentials, formParameters } from './client-credentials';
+import { ExactRedirectCodeGrant, NarrowingRefreshGrant } from './grant-types';
+import { TokenEndpointModel } from './token-endpoint.model';
+
+const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token']);
+
+export interface TokenResponse {
+  body: Record<string, unknown>;
+}
+
+/**
+ * `/api/o/token/` through @node-oauth/oauth2-server: it authenticates the client through the model,
+ * dispatches the grant, verifies PKCE (S256 only), checks code and refresh-token binding to the
+ * client, and shapes success and error bodies. We parse client credentials ourselves (one parser
+ * for token and revocation) and hand the library the normalised form.
+ */
+@Injectable()
+export class TokenEndpoint {
+  private readonly server: OAuth2Server;
+
+  constructor(
+    private readonly applications: ApplicationsService,
+    private readonly credentials: LocalCredentialsService,
+    private readonly users: UsersService,
+    private readonly tokens: TokensService,
+    private readonly refreshTokens: RefreshTokensService,
+    private readonly codes: AuthorizationCodes,
+    private readonly transactions: Transactions,
+    private readonly settings: SettingsService,
+  ) {
+    this.server = new OAuth2Server({
+      model: {} as never, // a model per request: see handle()
+      // Public clients authenticate with their id alone; confidential ones are held to their secret in the model.
+      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false },
+      alwaysIssueNewRefreshToken: true,
+      extendedGrantTypes: { authorization_code: ExactRedirectCodeGrant as never, refresh_token: NarrowingRefreshGrant as never },
+    });
+  }
+
+  async handle(req: ExpressRequest): Promise<TokenResponse> {
+    const body = formParameters(req.body);
+    if (!body.grant_type) throw new InvalidRequestError('Missing parameter: `grant_type`');
+    if (!SUPPORTED_GRANTS.has(body.grant_type)) throw new UnsupportedGrantTypeError('Unsupported grant type: `grant_type` is invalid');
+    const client = clientCredentials(req, body);
+    const normalised = { ...body, client_id: client.clientId } as Record<string, string>;
+    if (client.clientSecret !== undefined) normalised.client_secret = client.clientSecret;
+    else delete normalised.client_secret;
+    const headers = { ...req.headers } as Record<string, string>;
+    delete headers.authorization;
+    const model = new TokenEndpointModel(
+      {
+        applications: this.applications,
+        credentials: this.credentials,
+        users: this.users,
+        tokens: this.tokens,
+        refreshTokens: this.refreshTokens,
+        codes: this.codes,
+        transactions: this.transactions,
+      },
+      req.ip ?? '',
+    );
+    const lifetimes = this.settings.get('OAUTH2_PROVIDER');
+    const response = new Response();
+    const token = await this.server.token(new Request({ method: 'POST', headers, query: {}, body: normalised }), response, {
+      model: model as never,
+      accessTokenLifetime: lifetimes.ACCESS_TOKEN_EXPIRE_SECONDS,
+      refreshTokenLifetime: lifetimes.REFRESH_TOKEN_EXPIRE_SECONDS,
+    } as never);
+    // The library derives expires_in from the clock at response time; report the configured lifetime.
+    return { body: { ...(response.body as Record<string, unknown>), expires_in: token.expiresIn } };
+  }
+}

@@ -1,0 +1,113 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
+import { parseBody, rules, Schema } from '../common/fields';
+import { IdPipe } from '../common/id.pipe';
+import { pageOf, pageRequest } from '../common/pagination';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { Application } from './application.entity';
+import { canManageApplication, canSeeApplication, serializeApplication } from './application.serializer';
+import { ApplicationInput, ApplicationsService } from './applications.service';
+import { redirectUriProblems } from './redirect-uris';
+import { TokenResources } from './token-resources.service';
+
+const SCHEMA: Schema = {
+  name: { rule: rules.string({ max: 255 }), required: true },
+  description: { rule: rules.string({ max: 1024, blank: true }) },
+  client_type: { rule: rules.choice(['confidential', 'public'] as const), required: true },
+  redirect_uris: { rule: rules.string({ max: 4096, blank: true }) },
+  authorization_grant_type: { rule: rules.choice(['password', 'authorization-code', 'implicit'] as const), required: true },
+  skip_authorization: { rule: rules.bool() },
+};
+/** Client type and grant type are fixed once the application exists (ignored on change, as DRF does). */
+const CHANGE_SCHEMA: Schema = {
+  name: SCHEMA.name,
+  description: SCHEMA.description,
+  redirect_uris: SCHEMA.redirect_uris,
+  skip_authorization: SCHEMA.skip_authorization,
+};
+
+/**
+ * `/api/v2/applications/` (SPEC §5). Any user registers applications they own; the owner and
+ * superusers manage one; system auditors read all. Skipping the consent page is a superuser's
+ * decision: otherwise any user could register a client that silently collects other users' tokens.
+ */
+@Controller('api/v2/applications')
+export class ApplicationsController {
+  constructor(
+    private readonly applications: ApplicationsService,
+    private readonly tokens: TokenResources,
+  ) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    const req = pageRequest(query);
+    const where = principal.user.isSuperuser || principal.user.isSystemAuditor ? {} : { userId: principal.user.id };
+    const [rows, count] = await this.applications.page(where, req.offset, req.pageSize);
+    return pageOf('/api/v2/applications/', req, count, rows.map((a) => serializeApplication(a, principal.user)));
+  }
+
+  @Post()
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    const input = parseBody<ApplicationInput>(body, SCHEMA);
+    if (input.skip_authorization && !principal.user.isSuperuser) throw new PermissionDenied();
+    const problems = redirectUriProblems(input.redirect_uris ?? '', input.authorization_grant_type!);
+    if (problems.length) throw new FieldErrors({ redirect_uris: problems });
+    const { application, secret } = await this.applications.create(principal.user.id, input as ApplicationInput);
+    return serializeApplication(application, principal.user, secret);
+  }
+
+  @Get(':id')
+  async detail(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    return serializeApplication(await this.visible(principal, id), principal.user);
+  }
+
+  @Put(':id')
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    return this.change(principal, id, body, false);
+  }
+
+  @Patch(':id')
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    return this.change(principal, id, body, true);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    const app = await this.visible(principal, id);
+    if (!canManageApplication(principal.user, app)) throw new PermissionDenied();
+    await this.applications.remove(app);
+  }
+
+  @Get(':id/tokens')
+  async tokenList(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Record<string, unknown>) {
+    await this.visible(principal, id);
+    return this.tokens.page(`/api/v2/applications/${id}/tokens/`, principal, { applicationId: id }, query);
+  }
+
+  /** A token of this application for the caller (AWX: body `description` and `scope` only). */
+  @Post(':id/tokens')
+  async createToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    const app = await this.visible(principal, id);
+    return this.tokens.create(principal, body, 'none', app);
+  }
+
+  private async change(principal: Principal, id: number, body: unknown, partial: boolean) {
+    const app = await this.visible(principal, id);
+    if (!canManageApplication(principal.user, app)) throw new PermissionDenied();
+    const input = parseBody<ApplicationInput>(body, CHANGE_SCHEMA, partial);
+    if (input.skip_authorization !== undefined && input.skip_authorization !== app.skipAuthorization && !principal.user.isSuperuser) {
+      throw new PermissionDenied();
+    }
+    const problems = redirectUriProblems(input.redirect_uris ?? app.redirectUris, app.authorizationGrantType);
+    if (problems.length) throw new FieldErrors({ redirect_uris: problems });
+    const updated = await this.applications.update(app, input);
+    return serializeApplication(updated, principal.user);
+  }
+
+  private async visible(principal: Principal, id: number): Promise<Application> {
+    const app = await this.applications.findById(id);
+    if (!app || !canSeeApplication(principal.user, app)) throw new NotFound();
+    return app;
+  }
+}

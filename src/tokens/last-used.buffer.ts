@@ -1,0 +1,84 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { AccessToken } from './access-token.entity';
+
+/** How often buffered `last_used` stamps are written: one batched UPDATE per period, not one per request. */
+export const LAST_USED_FLUSH_MS = 15_000;
+const BATCH = 500;
+
+/**
+ * `last_used` without a database write per request (SPEC §12; AWX #4694 saw row locks from
+ * exactly that write). Each bearer request stamps the token here in memory; a timer writes every
+ * pending stamp in one UPDATE, and a last flush runs at shutdown. Reads on this node see the
+ * pending value at once; other nodes see it after the next flush.
+ */
+@Injectable()
+export class LastUsedBuffer implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('tokens');
+  private pending = new Map<number, Date>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  /** Runs before the DataSource closes (Nest destroys modules before the shutdown hooks). */
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+
+  touch(tokenId: number): void {
+    this.pending.set(tokenId, this.clock.now());
+  }
+
+  /** The newest stamp: a pending one on this node wins over the stored one. */
+  lastUsed(tokenId: number, stored: Date | null): Date | null {
+    return this.pending.get(tokenId) ?? stored;
+  }
+
+  forget(tokenIds: number[]): void {
+    for (const id of tokenIds) this.pending.delete(id);
+  }
+
+  /** Writes every pending stamp as `UPDATE ... SET last_used = CASE id WHEN ? THEN ? ... END WHERE id IN (...)`. */
+  async flush(): Promise<number> {
+    if (!this.pending.size || !this.dataSource.isInitialized) return 0;
+    const batch = [...this.pending];
+    this.pending = new Map();
+    let written = 0;
+    for (let i = 0; i < batch.length; i += BATCH) {
+      const slice = batch.slice(i, i + BATCH);
+      const params: Record<string, unknown> = {};
+      const cases = slice.map(([id, at], n) => {
+        params[`id${n}`] = id;
+        params[`at${n}`] = at;
+        return `WHEN :id${n} THEN :at${n}`;
+      });
+      try {
+        const result = await this.dataSource
+          .createQueryBuilder()
+          .update(AccessToken)
+          .set({ lastUsed: () => `CASE id ${cases.join(' ')} END` })
+          .where('id IN (:...ids)', { ids: slice.map(([id]) => id) })
+          .setParameters(params)
+          .execute();
+        written += result.affected ?? 0;
+      } catch (err) {
+        // Keep the stamps for the next attempt unless a newer one arrived meanwhile.
+        for (const [id, at] of slice) if (!this.pending.has(id)) this.pending.set(id, at);
+        this.logger.warn({ event: 'last_used_flush_failed', error: String((err as Error)?.message ?? err) });
+        break;
+      }
+    }
+    return written;
+  }
+}

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { FindOptionsWhere } from 'typeorm';
+import { FieldErrors } from '../common/errors';
+import { FieldInvalid, parseBody, rules, Schema } from '../common/fields';
+import { pageOf, pageRequest } from '../common/pagination';
+import type { Principal } from '../common/principal';
+import type { User } from '../users/user.entity';
+import { AccessToken } from './access-token.entity';
+import type { Application } from './application.entity';
+import { canSeeApplication } from './application.serializer';
+import { ApplicationsService, grantsOf } from './applications.service';
+import { LastUsedBuffer } from './last-used.buffer';
+import { DEFAULT_SCOPE, parseScope, SCOPE_MESSAGE } from './scopes';
+import { serializeToken } from './token.serializer';
+import { TokensService } from './tokens.service';
+
+const scopeRule = (value: unknown): string => {
+  const scope = parseScope(value);
+  if (!scope) throw new FieldInvalid(SCOPE_MESSAGE);
+  return scope;
+};
+
+const CREATE_SCHEMA: Schema = {
+  description: { rule: rules.string({ max: 1024, blank: true }) },
+  scope: { rule: scopeRule },
+  application: { rule: rules.intOrNull() },
+};
+/** After creation only `description` and `scope` change (AWX's detail serializer). */
+export const CHANGE_TOKEN_SCHEMA: Schema = { description: CREATE_SCHEMA.description, scope: CREATE_SCHEMA.scope };
+
+/** Whether the `application` body field is taken, required or ignored (personal tokens). */
+export type ApplicationRule = 'optional' | 'required' | 'none';
+
+export function seesEveryToken(user: User): boolean {
+  return user.isSuperuser || user.isSystemAuditor;
+}
+
+/** The token resource as the API lists and creates it, shared by the token and application routes. */
+@Injectable()
+export class TokenResources {
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly applications: ApplicationsService,
+    private readonly lastUsed: LastUsedBuffer,
+  ) {}
+
+  /** Creates a token for the caller; `fixedApplication` is the application of `/applications/N/tokens/`. */
+  async create(principal: Principal, body: unknown, applicationRule: ApplicationRule, fixedApplication?: Application) {
+    const input = parseBody<{ description: string; scope: string; application: number | null }>(body ?? {}, CREATE_SCHEMA);
+    let application: Application | null = fixedApplication ?? null;
+    if (!fixedApplication && applicationRule !== 'none' && input.application != null) {
+      const found = await this.applications.findById(input.application);
+      if (!found || !canSeeApplication(principal.user, found)) {
+        throw FieldErrors.of('application', `Invalid pk "${input.application}" - object does not exist.`);
+      }
+      application = found;
+    }
+    if (applicationRule === 'required' && !application) throw FieldErrors.of('application', 'This field is required.');
+    const issued = await this.tokens.issue({
+      user: principal.user,
+      application,
+      scope: input.scope ?? DEFAULT_SCOPE,
+      description: input.description ?? '',
+      withRefresh: !!application && grantsOf(application).includes('refresh_token'),
+    });
+    return serializeToken(issued.accessToken, {
+      secret: issued.token,
+      refreshSecret: issued.refresh,
+      hasRefresh: !!issued.refresh,
+      lastUsed: null,
+      viewer: principal.user,
+    });
+  }
+
+  /** A page of tokens; viewers who do not see everyone's tokens see only their own in any list. */
+  async page(path: string, principal: Principal, where: FindOptionsWhere<AccessToken>, query: Record<string, unknown>) {
+    const req = pageRequest(query);
+    const scoped = seesEveryToken(principal.user) ? where : { ...where, userId: principal.user.id };
+    const [rows, count] = await this.tokens.page(scoped, req.offset, req.pageSize);
+    return pageOf(path, req, count, await this.present(principal, rows));
+  }
+
+  async present(principal: Principal, rows: AccessToken[]) {
+    const refreshed = await this.tokens.withLiveRefresh(rows.map((t) => t.id));
+    return rows.map((t) =>
+      serializeToken(t, { hasRefresh: refreshed.has(t.id), lastUsed: this.lastUsed.lastUsed(t.id, t.lastUsed), viewer: principal.user }),
+    );
+  }
+}

@@ -1,0 +1,156 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, LessThanOrEqual, SelectQueryBuilder } from 'typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
+import { Clock } from '../common/clock';
+import { Transactions } from '../database/transactions';
+import { SettingsService } from '../settings/settings.service';
+import { UserEvents } from '../users/user-events';
+import { AccessToken } from './access-token.entity';
+import { AuthorizationCode } from './authorization-code.entity';
+import { LastUsedBuffer } from './last-used.buffer';
+import { RefreshToken } from './refresh-token.entity';
+
+export interface RevokedCounts {
+  accessTokens: number;
+  refreshTokens: number;
+}
+
+const BATCH = 500;
+
+/**
+ * Every way a token stops working. Access tokens are deleted (AWX); refresh tokens are stamped
+ * `revoked_at` so a later reuse is still recognised. Nothing is cached, so each revocation counts
+ * on every node at the next request.
+ */
+@Injectable()
+export class TokenRevocationService implements OnModuleInit {
+  private readonly logger = new Logger('tokens');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+    private readonly events: UserEvents,
+    private readonly lastUsed: LastUsedBuffer,
+    private readonly metrics: AuthMetrics,
+  ) {}
+
+  /**
+   * Deactivation and deletion end every token of the user (SPEC §8). A password change leaves
+   * tokens alone, as AWX does: they were issued deliberately and are revoked deliberately.
+   */
+  onModuleInit(): void {
+    this.events.subscribe(async (event) => {
+      if (event.type === 'deactivated' || event.type === 'deleted') {
+        await this.revokeForUser(event.userId, { refresh: true, reason: event.type === 'deleted' ? 'user_deleted' : 'user_disabled' });
+      }
+    });
+  }
+
+  /** One access token; deleting it also ends the grant it belongs to (its refresh token), unlike AWX. */
+  async revokeAccessToken(token: AccessToken, reason: string): Promise<void> {
+    if (token.family) await this.revokeFamily(token.family, reason);
+    else await this.deleteAccessTokens({ id: token.id }, reason);
+  }
+
+  /** Only the access token (RFC 7009 revocation of an access token; the refresh token lives on). */
+  async deleteAccessTokens(where: FindOptionsWhere<AccessToken>, reason: string, manager?: EntityManager): Promise<number> {
+    const repo = (manager ?? this.dataSource.manager).getRepository(AccessToken);
+    const ids = (await repo.find({ select: { id: true }, where })).map((t) => t.id);
+    if (!ids.length) return 0;
+    const result = await repo.delete({ id: In(ids) });
+    this.lastUsed.forget(ids);
+    this.metrics.tokensRevoked.inc(ids.length);
+    this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason });
+    return result.affected ?? ids.length;
+  }
+
+  /** Every token of one grant: refresh tokens stamped revoked, access tokens deleted. */
+  async revokeFamily(family: string, reason: string): Promise<RevokedCounts> {
+    return this.transactions.run(async (manager) => {
+      const refreshTokens = await this.stampRefreshTokens({ family, revokedAt: IsNull() }, manager);
+      const accessTokens = await this.deleteAccessTokens({ family }, reason, manager);
+      this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
+      return { accessTokens, refreshTokens };
+    });
+  }
+
+  /** All of one user's tokens (SPEC §5: the user or a superuser); refresh tokens too unless told otherwise. */
+  async revokeForUser(userId: number, opts: { refresh: boolean; reason: string }): Promise<RevokedCounts> {
+    return this.transactions.run(async (manager) => {
+      const accessTokens = await this.deleteAccessTokens({ userId }, opts.reason, manager);
+      let refreshTokens = 0;
+      if (opts.refresh) {
+        refreshTokens = await this.stampRefreshTokens({ userId, revokedAt: IsNull() }, manager);
+        await manager.getRepository(AuthorizationCode).delete({ userId });
+      }
+      this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason: opts.reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
+      return { accessTokens, refreshTokens };
+    });
+  }
+
+  /** Every token in the system (superuser API, `revoke_oauth2_tokens`). */
+  async revokeAll(opts: { refresh: boolean; reason: string }): Promise<RevokedCounts> {
+    return this.transactions.run(async (manager) => {
+      const accessTokens = (await manager.getRepository(AccessToken).createQueryBuilder().delete().execute()).affected ?? 0;
+      this.metrics.tokensRevoked.inc(accessTokens);
+      let refreshTokens = 0;
+      if (opts.refresh) {
+        refreshTokens = await this.stampRefreshTokens({ revokedAt: IsNull() }, manager);
+        await manager.getRepository(AuthorizationCode).createQueryBuilder().delete().execute();
+      }
+      this.logger.log({ event: 'all_tokens_revoked', reason: opts.reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
+      return { accessTokens, refreshTokens };
+    });
+  }
+
+  private async stampRefreshTokens(where: FindOptionsWhere<RefreshToken>, manager: EntityManager): Promise<number> {
+    const now = this.clock.now();
+    const result = await manager.getRepository(RefreshToken).update(where, { revokedAt: now, modified: now });
+    this.metrics.tokensRevoked.inc(result.affected ?? 0);
+    return result.affected ?? 0;
+  }
+
+  /**
+   * `cleartokens`: expired access tokens and codes, refresh tokens past their absolute expiry, and
+   * revoked refresh tokens whose whole family is dead. A revoked token of a live family is kept:
+   * it is what recognises the reuse of a rotated refresh token.
+   */
+  async clearExpiredAndRevoked(progress: (line: string) => void = () => undefined): Promise<RevokedCounts & { codes: number }> {
+    const now = this.clock.now();
+    const refreshLife = this.settings.get('OAUTH2_PROVIDER').REFRESH_TOKEN_EXPIRE_SECONDS;
+    const familyCutoff = new Date(now.getTime() - refreshLife * 1000);
+    const accessTokens = await this.deleteInBatches(AccessToken, 'access tokens', progress, (qb) =>
+      qb.where('t.expires <= :now', { now }),
+    );
+    const refreshTokens = await this.deleteInBatches(RefreshToken, 'refresh tokens', progress, (qb) =>
+      qb.where('t.family_started <= :cutoff', { cutoff: familyCutoff }).orWhere(
+        '(t.revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM oauth2_refresh_token live WHERE live.family = t.family AND live.revoked_at IS NULL))',
+      ),
+    );
+    const codes = (await this.dataSource.getRepository(AuthorizationCode).delete({ expires: LessThanOrEqual(now) })).affected ?? 0;
+    this.logger.log({ event: 'tokens_cleared', access_tokens: accessTokens, refresh_tokens: refreshTokens, authorization_codes: codes });
+    return { accessTokens, refreshTokens, codes };
+  }
+
+  /** Selects ids, then deletes them, batch by batch: one statement form that SQLite and MySQL both accept. */
+  private async deleteInBatches<T extends { id: number }>(
+    entity: new () => T,
+    label: string,
+    progress: (line: string) => void,
+    filter: (qb: SelectQueryBuilder<T>) => SelectQueryBuilder<T>,
+  ): Promise<number> {
+    const repo = this.dataSource.getRepository(entity);
+    let total = 0;
+    for (;;) {
+      const rows: { id: number }[] = await filter(repo.createQueryBuilder('t').select('t.id', 'id')).limit(BATCH).getRawMany();
+      if (!rows.length) return total;
+      const ids = rows.map((r) => Number(r.id));
+      await repo.delete({ id: In(ids) } as FindOptionsWhere<T>);
+      total += ids.length;
+      if (rows.length === BATCH) progress(`${total} ${label} deleted so far...`);
+    }
+  }
+}

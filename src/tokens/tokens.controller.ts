@@ -1,0 +1,140 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { IsNull, Not } from 'typeorm';
+import { NotFound, PermissionDenied } from '../common/errors';
+import { parseBody } from '../common/fields';
+import { IdPipe } from '../common/id.pipe';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import type { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { AccessToken } from './access-token.entity';
+import { TokenRevocationService } from './token-revocation.service';
+import { CHANGE_TOKEN_SCHEMA, seesEveryToken, TokenResources } from './token-resources.service';
+import { canChangeToken } from './token.serializer';
+import { TokensService } from './tokens.service';
+
+/**
+ * `/api/v2/tokens/` and the per-user token lists (SPEC §5). Users see and manage their own tokens;
+ * superusers everyone's; system auditors read everyone's. Invisible objects are 404.
+ */
+@Controller('api/v2')
+export class TokensController {
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly revocation: TokenRevocationService,
+    private readonly resources: TokenResources,
+    private readonly users: UsersService,
+  ) {}
+
+  @Get('tokens')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    const where = seesEveryToken(principal.user) ? {} : { userId: principal.user.id };
+    return this.resources.page('/api/v2/tokens/', principal, where, query);
+  }
+
+  @Post('tokens')
+  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    return this.resources.create(principal, body, 'optional');
+  }
+
+  /** Every token of the system, access and refresh (superusers only). */
+  @Delete('tokens')
+  @HttpCode(204)
+  async revokeAll(@CurrentPrincipal() principal: Principal) {
+    if (!principal.user.isSuperuser) throw new PermissionDenied();
+    await this.revocation.revokeAll({ refresh: true, reason: `api:${principal.user.username}` });
+  }
+
+  @Get('tokens/:id')
+  async detail(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    const token = await this.visibleToken(principal, id);
+    return (await this.resources.present(principal, [token]))[0];
+  }
+
+  @Put('tokens/:id')
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    return this.change(principal, id, body);
+  }
+
+  @Patch('tokens/:id')
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    return this.change(principal, id, body);
+  }
+
+  @Delete('tokens/:id')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    const token = await this.visibleToken(principal, id);
+    if (!canChangeToken(principal.user, token)) throw new PermissionDenied();
+    await this.revocation.revokeAccessToken(token, `api:${principal.user.username}`);
+  }
+
+  @Get('users/:id/tokens')
+  async userTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Record<string, unknown>) {
+    await this.visibleUser(principal, id);
+    return this.resources.page(`/api/v2/users/${id}/tokens/`, principal, { userId: id }, query);
+  }
+
+  @Post('users/:id/tokens')
+  async createUserToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    await this.ownUser(principal, id);
+    return this.resources.create(principal, body, 'optional');
+  }
+
+  /** All of user N's access and refresh tokens: the user themself or a superuser. */
+  @Delete('users/:id/tokens')
+  @HttpCode(204)
+  async revokeUserTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+    await this.visibleUser(principal, id);
+    if (!principal.user.isSuperuser && principal.user.id !== id) throw new PermissionDenied();
+    await this.revocation.revokeForUser(id, { refresh: true, reason: `api:${principal.user.username}` });
+  }
+
+  @Get('users/:id/personal_tokens')
+  async personalTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Record<string, unknown>) {
+    await this.visibleUser(principal, id);
+    return this.resources.page(`/api/v2/users/${id}/personal_tokens/`, principal, { userId: id, applicationId: IsNull() }, query);
+  }
+
+  @Post('users/:id/personal_tokens')
+  async createPersonalToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    await this.ownUser(principal, id);
+    return this.resources.create(principal, body, 'none');
+  }
+
+  @Get('users/:id/authorized_tokens')
+  async authorizedTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Record<string, unknown>) {
+    await this.visibleUser(principal, id);
+    return this.resources.page(`/api/v2/users/${id}/authorized_tokens/`, principal, { userId: id, applicationId: Not(IsNull()) }, query);
+  }
+
+  @Post('users/:id/authorized_tokens')
+  async createAuthorizedToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+    await this.ownUser(principal, id);
+    return this.resources.create(principal, body, 'required');
+  }
+
+  private async change(principal: Principal, id: number, body: unknown) {
+    const token = await this.visibleToken(principal, id);
+    if (!canChangeToken(principal.user, token)) throw new PermissionDenied();
+    const input = parseBody<{ description: string; scope: string }>(body, CHANGE_TOKEN_SCHEMA, true);
+    const updated = await this.tokens.update(token, input);
+    return (await this.resources.present(principal, [updated]))[0];
+  }
+
+  private async visibleToken(principal: Principal, id: number): Promise<AccessToken> {
+    const token = await this.tokens.findById(id);
+    if (!token || (!seesEveryToken(principal.user) && token.userId !== principal.user.id)) throw new NotFound();
+    return token;
+  }
+
+  private async visibleUser(principal: Principal, id: number): Promise<User> {
+    if (!seesEveryToken(principal.user) && principal.user.id !== id) throw new NotFound();
+    return this.users.getOr404(id);
+  }
+
+  /** Tokens are always created for the caller (AWX); naming another user is refused. */
+  private async ownUser(principal: Principal, id: number): Promise<void> {
+    await this.visibleUser(principal, id);
+    if (principal.user.id !== id) throw new PermissionDenied();
+  }
+}

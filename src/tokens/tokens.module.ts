@@ -1,0 +1,26 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { SettingsModule } from '../settings/settings.module';
+import { UsersModule } from '../users/users.module';
+import { ApplicationsController } from './applications.controller';
+import { ApplicationsService } from './applications.service';
+import { BearerStrategy } from './bearer.strategy';
+import { LastUsedBuffer } from './last-used.buffer';
+import { OAuth2EnabledMiddleware } from './oauth2-enabled.middleware';
+import { RefreshTokensService } from './refresh-tokens.service';
+import { TokenResources } from './token-resources.service';
+import { TokenRevocationService } from './token-revocation.service';
+import { TokensController } from './tokens.controller';
+import { TokensService } from './tokens.service';
+
+/** Personal and application tokens, applications, bearer authentication (seed §5.3, SPEC §5). */
+@Module({
+  imports: [UsersModule, SettingsModule],
+  controllers: [TokensController, ApplicationsController],
+  providers: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy],
+  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer],
+})
+export class TokensModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(OAuth2EnabledMiddleware).forRoutes(TokensController, ApplicationsController);
+  }
+}

@@ -1,0 +1,170 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
+import { AuthMetrics } from '../common/auth-metrics';
+import { Clock } from '../common/clock';
+import { PermissionDenied } from '../common/errors';
+import { SettingsService } from '../settings/settings.service';
+import type { User } from '../users/user.entity';
+import { AccessToken } from './access-token.entity';
+import type { Application } from './application.entity';
+import { RefreshToken } from './refresh-token.entity';
+import { newFamily, newSecret, secretHash } from './token-secrets';
+
+/** AWX's refusal (ALLOW_OAUTH2_FOR_EXTERNAL_USERS false): 403 with the reason in `detail`. */
+export class ExternalUserRefused extends PermissionDenied {
+  readonly detail: string;
+
+  constructor(readonly externalAccount: string) {
+    const detail = `(access_denied) OAuth2 Tokens cannot be created by users associated with an external authentication provider (${externalAccount})`;
+    super(detail);
+    this.detail = detail;
+  }
+}
+
+export interface IssueOptions {
+  user: User;
+  application: Application | null;
+  scope: string;
+  description?: string;
+  /** Issue a refresh token too (application tokens of grants that may refresh). */
+  withRefresh?: boolean;
+  /** The grant the tokens belong to; a new family when omitted. */
+  family?: string;
+  /** First issue of the family: the refresh token's absolute expiry counts from here. */
+  familyStarted?: Date;
+  /** Secrets generated beforehand (the OAuth library asks for them before saving). */
+  secrets?: { token: string; refresh?: string };
+}
+
+export interface IssuedTokens {
+  accessToken: AccessToken;
+  token: string;
+  refreshToken: RefreshToken | null;
+  refresh: string | null;
+  /** Seconds the access token lives, as configured when it was issued. */
+  expiresIn: number;
+}
+
+/** Issues and looks up access tokens; every path that creates one (API, CLI, OAuth grants) comes here. */
+@Injectable()
+export class TokensService {
+  private readonly logger = new Logger('tokens');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+    private readonly metrics: AuthMetrics,
+  ) {}
+
+  /** Checked when a token is first created, as AWX does (PR #5499): existing tokens keep working. */
+  assertMayCreate(user: User): void {
+    if (user.externalAccount && !this.settings.get('ALLOW_OAUTH2_FOR_EXTERNAL_USERS')) {
+      throw new ExternalUserRefused(user.externalAccount);
+    }
+  }
+
+  async issue(opts: IssueOptions, manager: EntityManager = this.dataSource.manager): Promise<IssuedTokens> {
+    this.assertMayCreate(opts.user);
+    const now = this.clock.now();
+    const expiresIn = this.settings.get('OAUTH2_PROVIDER').ACCESS_TOKEN_EXPIRE_SECONDS;
+    const token = opts.secrets?.token ?? newSecret(opts.application ? 'applicationToken' : 'personalToken');
+    const family = opts.application ? (opts.family ?? newFamily()) : null;
+    const values = {
+      tokenHash: secretHash(token),
+      userId: opts.user.id,
+      applicationId: opts.application?.id ?? null,
+      description: opts.description ?? '',
+      scope: opts.scope,
+      expires: new Date(now.getTime() + expiresIn * 1000),
+      lastUsed: null,
+      family,
+      created: now,
+      modified: now,
+    };
+    const inserted = await manager.insert(AccessToken, values);
+    const accessToken = Object.assign(new AccessToken(), values, {
+      id: inserted.identifiers[0].id as number,
+      user: opts.user,
+      application: opts.application,
+    });
+    let refreshToken: RefreshToken | null = null;
+    let refresh: string | null = null;
+    if (opts.withRefresh && opts.application && family) {
+      refresh = opts.secrets?.refresh ?? newSecret('refreshToken');
+      const refreshValues = {
+        tokenHash: secretHash(refresh),
+        userId: opts.user.id,
+        applicationId: opts.application.id,
+        accessTokenId: accessToken.id,
+        family,
+        familyStarted: opts.familyStarted ?? now,
+        scope: opts.scope,
+        revokedAt: null,
+        created: now,
+        modified: now,
+      };
+      const result = await manager.insert(RefreshToken, refreshValues);
+      refreshToken = Object.assign(new RefreshToken(), refreshValues, { id: result.identifiers[0].id as number });
+    }
+    this.metrics.tokensIssued.inc({ kind: opts.application ? 'application' : 'personal' });
+    this.logger.log({
+      event: 'token_created',
+      token_id: accessToken.id,
+      user_id: opts.user.id,
+      application_id: opts.application?.id ?? null,
+      scope: opts.scope,
+      refresh_token_id: refreshToken?.id ?? null,
+    });
+    return { accessToken, token, refreshToken, refresh, expiresIn };
+  }
+
+  /** Looked up by hash on every request: no cached validity, so a revocation anywhere counts at once. */
+  findForBearer(secret: string): Promise<AccessToken | null> {
+    return this.dataSource.getRepository(AccessToken).findOne({ where: { tokenHash: secretHash(secret) }, relations: { user: true } });
+  }
+
+  findById(id: number): Promise<AccessToken | null> {
+    return this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
+  }
+
+  page(where: FindOptionsWhere<AccessToken>, offset: number, limit: number): Promise<[AccessToken[], number]> {
+    return this.dataSource.getRepository(AccessToken).findAndCount({
+      where,
+      relations: { user: true, application: true },
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  /** Ids among `tokenIds` that still have a live refresh token (shown masked rather than null). */
+  async withLiveRefresh(tokenIds: number[]): Promise<Set<number>> {
+    if (!tokenIds.length) return new Set();
+    const rows = await this.dataSource.getRepository(RefreshToken).find({
+      select: { accessTokenId: true },
+      where: { accessTokenId: In(tokenIds), revokedAt: IsNull() },
+    });
+    return new Set(rows.map((r) => r.accessTokenId!));
+  }
+
+  async update(token: AccessToken, changes: { description?: string; scope?: string }): Promise<AccessToken> {
+    const now = this.clock.now();
+    await this.dataSource.getRepository(AccessToken).update({ id: token.id }, { ...changes, modified: now });
+    this.logger.log({ event: 'token_updated', token_id: token.id, user_id: token.userId, fields: Object.keys(changes) });
+    return Object.assign(token, changes, { modified: now });
+  }
+
+  /**
+   * While DISABLE_LOCAL_AUTH is on, local users' tokens are refused (AWX deleted them outright, which
+   * surprised its users, #14030); they work again when local authentication is switched back on.
+   */
+  localAuthDisabledFor(user: User): boolean {
+    return this.settings.get('DISABLE_LOCAL_AUTH') && !user.externalAccount;
+  }
+
+  isExpired(token: AccessToken): boolean {
+    return token.expires.getTime() <= this.clock.now().getTime();
+  }
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { basic } from './support/test-app';
+import { createTestDatabase, TestDatabase } from './support/test-db';
+import { spawnServices, ServiceProcess } from './support/service-process';
+
+const bearer = (token: string) => `Bearer ${token}`;
+
+/** SPEC §5: "DELETE answers 204 and revokes at once, on every node" — no node caches a token's validity. */
+describe('tokens across two service processes on one database', () => {
+  let db: TestDatabase;
+  let a: ServiceProcess;
+  let b: ServiceProcess;
+  const admin = basic('admin', 'Two-node-admin-1');
+  const alice = basic('alice', 'Alice-pass-1');
+  let aliceId: number;
+
+  before(async () => {
+    db = await createTestDatabase();
+    const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, SECRET_KEY: 'multi-node-secret-key-0123456789abcdefghij', ADMIN_PASSWORD: 'Two-node-admin-1' };
+    [a, b] = await spawnServices(2, env);
+    const created = await request(a.url).post('/api/v2/users/').set('Authorization', admin).send({ username: 'alice', password: 'Alice-pass-1' }).expect(201);
+    aliceId = created.body.id;
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db.drop();
+  });
+
+  it('a token deleted on node A is refused on node B at the next request', async () => {
+    const created = await request(a.url).post('/api/v2/tokens/').set('Authorization', alice).send({}).expect(201);
+    const token = created.body.token;
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(token)).expect(200);
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(token)).expect(200);
+    await request(a.url).delete(`/api/v2/tokens/${created.body.id}/`).set('Authorization', alice).expect(204);
+    const refused = await request(b.url).get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);
+    assert.deepEqual(refused.body, { detail: 'Invalid or revoked token.' });
+    await request(a.url).get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);
+  });
+
+  it("a user's tokens revoked on node A, or the user deactivated there, stop working on node B at once", async () => {
+    const first = (await request(a.url).post('/api/v2/tokens/').set('Authorization', alice).send({}).expect(201)).body.token;
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(first)).expect(200);
+    await request(a.url).delete(`/api/v2/users/${aliceId}/tokens/`).set('Authorization', admin).expect(204);
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(first)).expect(401);
+    const second = (await request(b.url).post('/api/v2/tokens/').set('Authorization', alice).send({}).expect(201)).body.token;
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(second)).expect(200);
+    await request(a.url).patch(`/api/v2/users/${aliceId}/`).set('Authorization', admin).send({ is_active: false }).expect(200);
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(second)).expect(401);
+    await request(a.url).patch(`/api/v2/users/${aliceId}/`).set('Authorization', admin).send({ is_active: true }).expect(200);
+  });
+
+  it('a refresh token rotated on node A and replayed on node B revokes the family everywhere', async () => {
+    const app = await request(a.url).post('/api/v2/applications/').set('Authorization', admin)
+      .send({ name: 'cli', client_type: 'public', authorization_grant_type: 'password' }).expect(201);
+    const form = { client_id: app.body.client_id };
+    const first = await request(a.url).post('/api/o/token/').type('form').send({ ...form, grant_type: 'password', username: 'alice', password: 'Alice-pass-1' }).expect(200);
+    const second = await request(a.url).post('/api/o/token/').type('form').send({ ...form, grant_type: 'refresh_token', refresh_token: first.body.refresh_token }).expect(200);
+    await request(b.url).get('/api/v2/me/').set('Authorization', bearer(second.body.access_token)).expect(200);
+    const replay = await request(b.url).post('/api/o/token/').type('form').send({ ...form, grant_type: 'refresh_token', refresh_token: first.body.refresh_token }).expect(400);
+    assert.equal(replay.body.error, 'invalid_grant');
+    await request(a.url).get('/api/v2/me/').set('Authorization', bearer(second.body.access_token)).expect(401);
+  });
+});
