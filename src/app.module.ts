@@ -10,14 +10,15 @@ import { JobTemplatesModule } from './job-templates/job-templates.module';
 import { OAuth2Module } from './oauth2/oauth2.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
+import { SsoModule } from './sso/sso.module';
 import { TokensModule } from './tokens/tokens.module';
 import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 
 @Module({
   imports: [
-    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, ApiModule, UiModule,
-    HostsModule, CredentialsModule, JobTemplatesModule,
+    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, SsoModule,
+    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule,
   ],
 })
 export class AppModule {}

@@ -40,7 +40,8 @@ export class LoginController {
   async form(@Req() req: Request, @Res() res: Response) {
     if (!acceptsHtml(req)) return res.status(406).end();
     const token = this.csrf.ensureCookie(req, res);
-    const message = (await this.endedSessionMessage(req)) ?? reasonFromQuery(req.query.reason);
+    const message =
+      (await this.endedSessionMessage(req)) ?? reasonFromQuery(req.query.reason) ?? this.providers.errorMessage(req.query.sso_error);
     const next = typeof req.query.next === 'string' ? req.query.next : '';
     res.status(200).type('text/html; charset=utf-8').send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
   }

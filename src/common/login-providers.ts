@@ -9,12 +9,14 @@ export interface LoginProvider {
 }
 
 /**
- * Single sign-on methods the login page shows as buttons. The SSO module registers a source at
- * start-up, so `auth` renders the buttons without importing `sso`.
+ * Single sign-on methods the login page shows as buttons, and the texts of their failures (the
+ * page shows `?sso_error=<code>`). The SSO module registers both at start-up, so `auth` renders
+ * them without importing `sso`.
  */
 @Injectable()
 export class LoginProviders {
   private sources: (() => LoginProvider[])[] = [];
+  private readonly errors = new Map<string, string>();
 
   register(source: () => LoginProvider[]): void {
     this.sources.push(source);
@@ -22,5 +24,14 @@ export class LoginProviders {
 
   list(): LoginProvider[] {
     return this.sources.flatMap((source) => source());
+  }
+
+  registerErrors(messages: Record<string, string>): void {
+    for (const [code, message] of Object.entries(messages)) this.errors.set(code, message);
+  }
+
+  /** The message of a known failure code; anything else shows nothing (no text from the URL is echoed). */
+  errorMessage(code: unknown): string | undefined {
+    return typeof code === 'string' ? this.errors.get(code) : undefined;
   }
 }

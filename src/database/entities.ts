@@ -4,6 +4,8 @@ import { Job } from '../job-templates/job.entity';
 import { JobTemplate } from '../job-templates/job-template.entity';
 import { Session } from '../sessions/session.entity';
 import { Setting } from '../settings/setting.entity';
+import { SocialAuth } from '../sso/social-auth.entity';
+import { SsoState } from '../sso/sso-state.entity';
 import { AccessToken } from '../tokens/access-token.entity';
 import { Application } from '../tokens/application.entity';
 import { AuthorizationCode } from '../tokens/authorization-code.entity';
@@ -14,5 +16,5 @@ import { User } from '../users/user.entity';
 /** Every entity, listed once for the app and the migration CLI alike. */
 export const ENTITIES = [
   User, Setting, Session, LoginFailure, Application, AccessToken, RefreshToken, AuthorizationCode,
-  Host, Credential, JobTemplate, Job,
+  Host, Credential, JobTemplate, Job, SocialAuth, SsoState,
 ];

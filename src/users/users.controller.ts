@@ -5,6 +5,7 @@ import { parseBody, rules, Schema } from '../common/fields';
 import { IdPipe } from '../common/id.pipe';
 import { pageOf, pageRequest } from '../common/pagination';
 import { CurrentPrincipal, Principal } from '../common/principal';
+import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { canDeleteUser, canEditUser, serializeUser } from './user.serializer';
 import { UserInput, UsersService } from './users.service';
@@ -30,11 +31,20 @@ function canSeeAllUsers(user: User): boolean {
 export class UsersController {
   constructor(
     private readonly users: UsersService,
+    private readonly identities: UserIdentities,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  private view(principal: Principal) {
-    return { viewer: principal.user, oauth2Enabled: this.config.oauth2ProviderEnabled };
+  /** Serialised users with their linked external identities (`auth`), one lookup for the page. */
+  private async serialize(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
+    const auth = await this.identities.of(users.map((u) => u.id));
+    return users.map((u) =>
+      serializeUser(u, { viewer: principal.user, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [] }),
+    );
+  }
+
+  private async serializeOne(principal: Principal, user: User): Promise<Record<string, unknown>> {
+    return (await this.serialize(principal, [user]))[0];
   }
 
   @Get('users')
@@ -42,14 +52,14 @@ export class UsersController {
     const req = pageRequest(query);
     const onlyId = canSeeAllUsers(principal.user) ? undefined : principal.user.id;
     const [rows, count] = await this.users.page(req.offset, req.pageSize, onlyId);
-    return pageOf('/api/v2/users/', req, count, rows.map((u) => serializeUser(u, this.view(principal))));
+    return pageOf('/api/v2/users/', req, count, await this.serialize(principal, rows));
   }
 
   /** `/api/v2/me/`: a paginated list of one, as AWX answers it. */
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const user = await this.users.getOr404(principal.user.id);
-    return { count: 1, next: null, previous: null, results: [serializeUser(user, this.view(principal))] };
+    return { count: 1, next: null, previous: null, results: [await this.serializeOne(principal, user)] };
   }
 
   @Post('users')
@@ -57,12 +67,12 @@ export class UsersController {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
     const input = parseBody<UserInput>(body, USER_SCHEMA);
     const user = await this.users.create(input);
-    return serializeUser(user, this.view(principal));
+    return this.serializeOne(principal, user);
   }
 
   @Get('users/:id')
   async detail(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
-    return serializeUser(await this.visibleUser(principal, id), this.view(principal));
+    return this.serializeOne(principal, await this.visibleUser(principal, id));
   }
 
   @Put('users/:id')
@@ -96,7 +106,7 @@ export class UsersController {
     if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
     const keepSessionId = principal.method === 'session' && principal.user.id === target.id ? principal.credentialId : undefined;
     const updated = await this.users.update(target, input, keepSessionId);
-    return serializeUser(updated, this.view(principal));
+    return this.serializeOne(principal, updated);
   }
 
   /** Objects a caller may not see are 404, so ids do not reveal which users exist. */

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SettingsModule } from '../settings/settings.module';
 import { PasswordHasher } from './password-hasher.service';
 import { UserEvents } from './user-events';
+import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
@@ -13,7 +14,7 @@ import { LoginThrottle } from './login-throttle.service';
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService, LoginThrottle],
-  exports: [UsersService, PasswordHasher, UserEvents, LocalCredentialsService, LoginThrottle],
+  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle],
+  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle],
 })
 export class UsersModule {}

@@ -3,9 +3,10 @@ import { Sessions1763850000000 } from './1763850000000-sessions';
 import { LoginThrottle1763860000000 } from './1763860000000-login-throttle';
 import { Tokens1763900000000 } from './1763900000000-tokens';
 import { Resources1763950000000 } from './1763950000000-resources';
+import { Sso1764000000000 } from './1764000000000-sso';
 
-/** Migrations in order; imported as classes so ts-jest, dist and the CLI all see the same list. */
+/** Migrations in order; imported as classes so dist and the CLI see the same list. */
 export const MIGRATIONS = [
   UsersAndSettings1763800000000, Sessions1763850000000, LoginThrottle1763860000000, Tokens1763900000000,
-  Resources1763950000000,
+  Resources1763950000000, Sso1764000000000,
 ];

@@ -1,0 +1,132 @@
+import type { Profile } from '@node-saml/node-saml';
+import { parseXml2JsFromString } from '@node-saml/node-saml/lib/xml';
+import { ExternalIdentity, stringClaim } from './external-identity';
+import { SAML_CLOCK_SKEW_MS } from './saml-config';
+import { SsoFailure } from './sso-failure';
+import type { SamlIdpConfig, SamlUserFlags } from './sso-settings';
+
+const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+
+/** xml2js shape produced by node-saml's parser (explicitCharkey, prefixes stripped). */
+type Node = { _?: string; $?: Record<string, string> } & { [child: string]: Node[] | string | Record<string, string> | undefined };
+
+function children(node: Node | undefined, name: string): Node[] {
+  const value = node?.[name];
+  return Array.isArray(value) ? value : [];
+}
+
+function text(node: Node | undefined): string | undefined {
+  return typeof node?._ === 'string' ? node._.trim() : undefined;
+}
+
+function attr(node: Node | undefined, name: string): string | undefined {
+  return node?.$?.[name];
+}
+
+function time(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new SsoFailure('invalid_response', `unreadable ${what}`);
+  return ms;
+}
+
+/** A SAML document must not carry a DTD: refused before any parser sees it (XXE, entity expansion). */
+export function refuseDoctype(xml: string): void {
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SsoFailure('invalid_response', 'document type declaration');
+}
+
+export interface AssertionContext {
+  idp: SamlIdpConfig;
+  acsUrl: string;
+  now: Date;
+}
+
+export interface CheckedAssertion {
+  id: string;
+  /** Until when the assertion could be presented again: the replay cache keeps its id that long. */
+  usableUntil: number;
+}
+
+/**
+ * The checks of SAML Profiles 4.1.4.2–4.1.4.3 that node-saml does not make (security checklist §3.1),
+ * on the assertion node-saml verified (never on unsigned bytes), plus the time window again against
+ * the injectable clock: Issuer, bearer SubjectConfirmation with our ACS as Recipient, the Response's
+ * Destination, Issuer and Status, NotBefore/NotOnOrAfter.
+ */
+export async function checkAssertion(profile: Profile, ctx: AssertionContext): Promise<CheckedAssertion> {
+  const assertion = (profile.getAssertion?.() as { Assertion?: Node } | undefined)?.Assertion;
+  if (!assertion) throw new SsoFailure('invalid_response', 'no verified assertion');
+  const now = ctx.now.getTime();
+  const id = attr(assertion, 'ID');
+  if (!id) throw new SsoFailure('invalid_response', 'assertion without ID');
+
+  if (text(children(assertion, 'Issuer')[0]) !== ctx.idp.entity_id) throw new SsoFailure('invalid_response', 'assertion Issuer is not the IdP');
+
+  const response = ((await parseXml2JsFromString(profile.getSamlResponseXml?.() ?? '')) as { Response?: Node }).Response;
+  if (!response) throw new SsoFailure('invalid_response', 'not a Response');
+  const destination = attr(response, 'Destination');
+  if (destination !== undefined && destination !== ctx.acsUrl) throw new SsoFailure('invalid_response', 'Destination is not our ACS');
+  const responseIssuer = children(response, 'Issuer')[0];
+  if (responseIssuer && text(responseIssuer) !== ctx.idp.entity_id) throw new SsoFailure('invalid_response', 'Response Issuer is not the IdP');
+  const inResponseTo = attr(response, 'InResponseTo');
+  // node-saml reads the Status only when the Response carries no assertion.
+  const status = attr(children(children(response, 'Status')[0], 'StatusCode')[0], 'Value');
+  if (status !== SUCCESS) throw new SsoFailure('invalid_response', `status ${status ?? 'missing'}`);
+
+  let usableUntil = 0;
+  const confirmed = children(children(assertion, 'Subject')[0], 'SubjectConfirmation').some((confirmation) => {
+    if (attr(confirmation, 'Method') !== BEARER) return false;
+    const data = children(confirmation, 'SubjectConfirmationData')[0];
+    if (attr(data, 'Recipient') !== ctx.acsUrl) return false;
+    const notOnOrAfter = time(attr(data, 'NotOnOrAfter'), 'NotOnOrAfter');
+    const notBefore = time(attr(data, 'NotBefore'), 'NotBefore');
+    if (notOnOrAfter === undefined || now - SAML_CLOCK_SKEW_MS >= notOnOrAfter) return false;
+    if (notBefore !== undefined && now + SAML_CLOCK_SKEW_MS < notBefore) return false;
+    const confirmedFor = attr(data, 'InResponseTo');
+    if (confirmedFor !== undefined && confirmedFor !== inResponseTo) return false;
+    usableUntil = Math.max(usableUntil, notOnOrAfter);
+    return true;
+  });
+  if (!confirmed) throw new SsoFailure('invalid_response', 'no bearer SubjectConfirmation for our ACS within its time window');
+
+  const conditions = children(assertion, 'Conditions')[0];
+  const notBefore = time(attr(conditions, 'NotBefore'), 'NotBefore');
+  const notOnOrAfter = time(attr(conditions, 'NotOnOrAfter'), 'NotOnOrAfter');
+  if (notBefore !== undefined && now + SAML_CLOCK_SKEW_MS < notBefore) throw new SsoFailure('invalid_response', 'assertion not yet valid');
+  if (notOnOrAfter !== undefined && now - SAML_CLOCK_SKEW_MS >= notOnOrAfter) throw new SsoFailure('invalid_response', 'assertion expired');
+  if (notOnOrAfter !== undefined) usableUntil = Math.max(usableUntil, notOnOrAfter);
+  return { id, usableUntil: usableUntil + SAML_CLOCK_SKEW_MS };
+}
+
+function attributeValues(profile: Profile, name: string): string[] {
+  const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
+  const value = Object.hasOwn(attributes, name) ? attributes[name] : undefined;
+  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return list.map((item) => stringClaim(item)).filter((item): item is string => item !== undefined);
+}
+
+/** AWX's flag rule: the attribute holds one of the listed values (or, with no list, any value). */
+function flag(profile: Profile, attrName: string | undefined, values: string[] | undefined): boolean | undefined {
+  if (!attrName) return undefined;
+  const present = attributeValues(profile, attrName);
+  return values && values.length ? present.some((value) => values.includes(value)) : present.length > 0;
+}
+
+/** Maps a checked assertion to a user: permanent id, names, email and the superuser/auditor flags. */
+export function samlIdentity(provider: string, profile: Profile, idp: SamlIdpConfig, flags: SamlUserFlags): ExternalIdentity {
+  const first = (name: string) => (name === 'name_id' ? stringClaim(profile.nameID) : attributeValues(profile, name)[0]);
+  const uid = first(idp.attr_user_permanent_id);
+  if (!uid) throw new SsoFailure('no_identity', `no ${idp.attr_user_permanent_id} in the assertion`);
+  return {
+    provider,
+    uid,
+    // SPEC §7: a missing username attribute falls back to the NameID.
+    username: first(idp.attr_username) ?? stringClaim(profile.nameID),
+    email: first(idp.attr_email),
+    firstName: first(idp.attr_first_name),
+    lastName: first(idp.attr_last_name),
+    isSuperuser: flag(profile, flags.is_superuser_attr, flags.is_superuser_value),
+    isSystemAuditor: flag(profile, flags.is_system_auditor_attr, flags.is_system_auditor_value),
+  };
+}

@@ -1,0 +1,27 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * Short-lived single sign-on state shared by every node: pending OIDC logins (keyed by a hash of
+ * the browser's binding cookie), SAML RelayState handles, outstanding AuthnRequest ids (node-saml's
+ * InResponseTo cache) and the ids of assertions already used (the replay cache).
+ */
+@Entity({ name: 'sso_state' })
+export class SsoState {
+  /** "<kind>:..." e.g. "oidc:<sha256>", "relay:<sha256>", "samlreq:<idp>:<id>", "assertion:<idp>:<id>". */
+  @PrimaryColumn({ name: 'state_key', type: 'varchar', length: 255 })
+  key: string;
+
+  @Column({ type: 'varchar', length: 160, default: '' })
+  provider: string;
+
+  /** JSON, encrypted with SECRET_KEY when it holds a secret (PKCE verifier, nonce). */
+  @Column({ type: 'text', nullable: true })
+  data: string | null;
+
+  @Column({ type: 'datetime', precision: 3 })
+  created: Date;
+
+  @Index()
+  @Column({ type: 'datetime', precision: 3 })
+  expires: Date;
+}

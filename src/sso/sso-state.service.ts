@@ -1,0 +1,102 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThan, Repository } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Clock } from '../common/clock';
+import { SecretBox } from '../common/secret-box';
+import { isUniqueViolation } from '../database/errors';
+import { SsoState } from './sso-state.entity';
+
+const SWEEP_INTERVAL_MS = 60 * 1000;
+
+export interface StoredState<T> {
+  provider: string;
+  data: T;
+}
+
+/**
+ * The database-backed store behind every piece of single sign-on state, so a login started on one
+ * node completes on another. Values are encrypted with SECRET_KEY. `take` is single-use under
+ * concurrency: only the caller whose DELETE removed the row gets it.
+ */
+@Injectable()
+export class SsoStateService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('sso');
+  private readonly box: SecretBox;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectRepository(SsoState) private readonly states: Repository<SsoState>,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.box = new SecretBox(config.secretKey);
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((e) => this.logger.warn({ event: 'sso_state_sweep_failed', error: String(e?.message ?? e) }));
+    }, SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Keyed digest of a browser-held handle: the database never holds the handle itself. */
+  digest(handle: string): string {
+    return this.box.mac(handle);
+  }
+
+  /** Stores a new entry; false when the key is already taken (used by the replay cache). */
+  async add<T>(key: string, provider: string, data: T, ttlSeconds: number): Promise<boolean> {
+    const now = this.clock.now();
+    try {
+      await this.states.insert({
+        key,
+        provider,
+        data: this.box.encrypt(JSON.stringify(data)),
+        created: now,
+        expires: new Date(now.getTime() + ttlSeconds * 1000),
+      });
+      return true;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // An expired leftover of the same key (not yet swept) does not count.
+      const removed = await this.states.delete({ key, expires: LessThan(now) });
+      if (!removed.affected) return false;
+      return this.add(key, provider, data, ttlSeconds);
+    }
+  }
+
+  /** Reads a live entry without consuming it. */
+  async peek<T>(key: string): Promise<StoredState<T> | null> {
+    const row = await this.states.findOneBy({ key });
+    if (!row || row.expires <= this.clock.now()) return null;
+    return { provider: row.provider, data: this.open<T>(row) };
+  }
+
+  /** Consumes a live entry: at most one caller, on any node, ever gets it. */
+  async take<T>(key: string): Promise<StoredState<T> | null> {
+    const row = await this.states.findOneBy({ key });
+    if (!row) return null;
+    const removed = await this.states.delete({ key });
+    if (!removed.affected || row.expires <= this.clock.now()) return null;
+    return { provider: row.provider, data: this.open<T>(row) };
+  }
+
+  async remove(key: string): Promise<boolean> {
+    const removed = await this.states.delete({ key });
+    return !!removed.affected;
+  }
+
+  async sweep(): Promise<number> {
+    const removed = await this.states.delete({ expires: LessThan(this.clock.now()) });
+    return removed.affected ?? 0;
+  }
+
+  private open<T>(row: SsoState): T {
+    return JSON.parse(this.box.decrypt(row.data ?? 'null')) as T;
+  }
+}

@@ -1,0 +1,101 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { Clock } from '../common/clock';
+import { FieldErrors } from '../common/errors';
+import { isUniqueViolation } from '../database/errors';
+import { User } from '../users/user.entity';
+import { UserInput, UsersService } from '../users/users.service';
+import type { ExternalIdentity } from './external-identity';
+import { SocialAuth } from './social-auth.entity';
+import { SsoFailure } from './sso-failure';
+
+const MAX_USERNAME = 150;
+const MAX_SUFFIX_TRIES = 100;
+
+/** Letters, digits and @ . + - _ only (the users module's rule), at most 150 characters. */
+export function cleanUsername(raw: string | undefined): string {
+  const cleaned = (raw ?? '').normalize('NFKC').replace(/[^\p{L}\p{N}@.+\-_]/gu, '').slice(0, MAX_USERNAME);
+  return cleaned;
+}
+
+/**
+ * First-login provisioning and later refreshes (SPEC §7). A user is found only through the
+ * (provider, uid) link, never by username or email, so an identity provider cannot take over a
+ * local account or one linked to another provider (ASVS 6.8.1); a taken name gets "-2", "-3"...
+ */
+@Injectable()
+export class SsoUsers {
+  private readonly logger = new Logger('sso');
+
+  constructor(
+    @InjectRepository(SocialAuth) private readonly links: Repository<SocialAuth>,
+    private readonly users: UsersService,
+    private readonly clock: Clock,
+  ) {}
+
+  async resolve(identity: ExternalIdentity): Promise<User> {
+    const link = await this.links.findOneBy({ provider: identity.provider, uid: identity.uid });
+    const user = link ? await this.users.findById(link.userId) : null;
+    if (!user) return this.createLinked(identity);
+    if (!user.isActive) throw new SsoFailure('inactive', 'user is inactive');
+    return this.refresh(user, identity);
+  }
+
+  /** The linked identities of each user, for the users API's `auth` field. */
+  async identitiesOf(userIds: number[]): Promise<Map<number, { provider: string; uid: string }[]>> {
+    const out = new Map<number, { provider: string; uid: string }[]>();
+    if (!userIds.length) return out;
+    const rows = await this.links.find({ where: { userId: In(userIds) }, order: { id: 'ASC' } });
+    for (const row of rows) out.set(row.userId, [...(out.get(row.userId) ?? []), { provider: row.provider, uid: row.uid }]);
+    return out;
+  }
+
+  private async createLinked(identity: ExternalIdentity): Promise<User> {
+    const base = cleanUsername(identity.username) || cleanUsername(identity.email?.split('@')[0]) || 'user';
+    const input: Partial<UserInput> = {
+      first_name: (identity.firstName ?? '').slice(0, 150),
+      last_name: (identity.lastName ?? '').slice(0, 150),
+      email: (identity.email ?? '').slice(0, 254),
+      is_superuser: identity.isSuperuser ?? false,
+      is_system_auditor: identity.isSystemAuditor ?? false,
+    };
+    let user: User | undefined;
+    for (let n = 1; !user && n <= MAX_SUFFIX_TRIES; n++) {
+      const suffix = n === 1 ? '' : `-${n}`;
+      const username = base.slice(0, MAX_USERNAME - suffix.length) + suffix;
+      try {
+        user = await this.users.create({ ...input, username }, { externalAccount: 'social' });
+      } catch (err) {
+        // Taken (checked case-insensitively), or taken between the check and the insert.
+        if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
+      }
+    }
+    if (!user) throw new SsoFailure('no_identity', 'no free username');
+    try {
+      await this.links.insert({ userId: user.id, provider: identity.provider, uid: identity.uid, created: this.clock.now() });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // The same identity's first login raced us on another request and won: use its user.
+      await this.users.remove(user);
+      return this.resolve(identity);
+    }
+    this.logger.log({ event: 'sso_user_created', provider: identity.provider, user_id: user.id, username: user.username });
+    return user;
+  }
+
+  /** Names and email follow the provider when it sends them; mapped flags follow the attributes. */
+  private async refresh(user: User, identity: ExternalIdentity): Promise<User> {
+    const changes: Partial<UserInput> = {};
+    if (identity.firstName !== undefined && identity.firstName.slice(0, 150) !== user.firstName) changes.first_name = identity.firstName.slice(0, 150);
+    if (identity.lastName !== undefined && identity.lastName.slice(0, 150) !== user.lastName) changes.last_name = identity.lastName.slice(0, 150);
+    if (identity.email !== undefined && identity.email.slice(0, 254) !== user.email) changes.email = identity.email.slice(0, 254);
+    if (identity.isSuperuser !== undefined && identity.isSuperuser !== user.isSuperuser) changes.is_superuser = identity.isSuperuser;
+    if (identity.isSystemAuditor !== undefined && identity.isSystemAuditor !== user.isSystemAuditor) {
+      changes.is_system_auditor = identity.isSystemAuditor;
+    }
+    if (!Object.keys(changes).length) return user;
+    this.logger.log({ event: 'sso_user_updated', provider: identity.provider, user_id: user.id, fields: Object.keys(changes) });
+    return this.users.update(user, changes);
+  }
+}

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+import { CLIENT_ID, CLIENT_SECRET, OidcAccount, OidcIdp } from './support/oidc-idp';
+import { Browser } from './support/sso-browser';
+import { assertLoggedIn, assertRefused, lastEvent, sessionCount, setCookies, userCount } from './support/sso-assertions';
+
+const ACCOUNTS: Record<string, OidcAccount> = {
+  'sub-alice': { preferred_username: 'alice', email: 'alice@corp.example', given_name: 'Alice', family_name: 'Anders' },
+  'sub-bob': { preferred_username: 'bob', email: 'bob@corp.example', given_name: 'Bob', family_name: 'Berg' },
+  'sub-carol': { preferred_username: 'carol', email: 'carol@corp.example' },
+  'sub-dave': { preferred_username: 'dave' },
+  'sub-erin': { preferred_username: 'erin' },
+  'sub-frank': { preferred_username: 'frank' },
+};
+
+describe('single sign-on with OpenID Connect against a real provider (SPEC §7)', () => {
+  let t: TestApp;
+  let idp: OidcIdp;
+
+  before(async () => {
+    t = await startTestApp();
+    idp = await OidcIdp.start({ redirectUri: `${t.config.publicUrl}/sso/complete/oidc/`, accounts: ACCOUNTS });
+    await t.settings({
+      SOCIAL_AUTH_OIDC_PROVIDERS: {
+        corp: { issuer: idp.issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+        // Discovery at this URL answers the metadata of another issuer (mix-up).
+        mirror: { issuer: `${idp.issuer}/mirror`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+      },
+    });
+  });
+  after(async () => {
+    await idp.close();
+    await t.close();
+  });
+  beforeEach(() => {
+    idp.tamperIdToken = undefined;
+  });
+
+  /** Login URL → provider (sign in, consent) → back with the callback URL, not yet followed. */
+  async function toCallback(browser: Browser, account: string, loginUrl = '/sso/login/oidc/?idp=corp'): Promise<string> {
+    const start = await browser.get(loginUrl).expect(302);
+    assert.ok(start.headers.location.startsWith(`${idp.issuer}/auth?`), start.headers.location);
+    return idp.authenticate(browser, start.headers.location, account);
+  }
+
+  async function login(browser: Browser, account: string, loginUrl?: string) {
+    return browser.get(await toCallback(browser, account, loginUrl));
+  }
+
+  it('redirects to the provider with PKCE S256, state, nonce, the callback URL and an HttpOnly binding cookie', async () => {
+    const browser = new Browser(t);
+    const res = await browser.get('/sso/login/oidc/?idp=corp').expect(302);
+    const url = new URL(res.headers.location);
+    assert.equal(url.origin + url.pathname, `${idp.issuer}/auth`);
+    assert.equal(url.searchParams.get('client_id'), CLIENT_ID);
+    assert.equal(url.searchParams.get('response_type'), 'code');
+    assert.equal(url.searchParams.get('redirect_uri'), `${t.config.publicUrl}/sso/complete/oidc/`);
+    assert.equal(url.searchParams.get('scope'), 'openid profile email');
+    assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
+    assert.match(url.searchParams.get('code_challenge')!, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(url.searchParams.get('state')!, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(url.searchParams.get('nonce')!, /^[A-Za-z0-9_-]{43}$/);
+    const binding = setCookies(res).find((c) => c.startsWith('sso_oidc='));
+    assert.ok(binding);
+    assert.match(binding, /HttpOnly/);
+    assert.match(binding, /SameSite=Lax/);
+    assert.match(binding, /Path=\/sso\//);
+    assert.ok(!setCookies(res).some((c) => c.startsWith('svc_session_id=')));
+  });
+
+  it('first login creates an external user linked to (provider, sub); the session is a normal one', async () => {
+    const users = await userCount(t);
+    const browser = new Browser(t);
+    const res = await login(browser, 'sub-alice');
+    const me = await assertLoggedIn(t, browser, res);
+    assert.equal(me.username, 'alice');
+    assert.equal(me.first_name, 'Alice');
+    assert.equal(me.last_name, 'Anders');
+    assert.equal(me.email, 'alice@corp.example');
+    assert.equal(me.external_account, 'social');
+    assert.deepEqual(me.auth, [{ provider: 'oidc:corp', uid: 'sub-alice' }]);
+    assert.equal(me.is_superuser, false);
+    assert.ok(!('password' in me), 'external users show no password');
+    assert.equal(await userCount(t), users + 1);
+    const sessions = await browser.get('/api/v2/me/sessions/').expect(200);
+    assert.equal(sessions.body.count, 1);
+    const event = lastEvent(t, 'sso_login');
+    assert.equal(event?.outcome, 'success');
+    assert.equal(event?.provider, 'oidc:corp');
+    assert.equal(event?.user_id, me.id);
+    // An SSO user has no usable local password.
+    await t.http().get('/api/v2/me/').set('Authorization', basic('alice', '')).expect(401);
+  });
+
+  it('a second login reuses the user and refreshes name and email from the provider', async () => {
+    const browser1 = new Browser(t);
+    const first = await assertLoggedIn(t, browser1, await login(browser1, 'sub-bob'));
+    const users = await userCount(t);
+    ACCOUNTS['sub-bob'].email = 'robert@corp.example';
+    ACCOUNTS['sub-bob'].given_name = 'Robert';
+    try {
+      const browser = new Browser(t);
+      const again = await assertLoggedIn(t, browser, await login(browser, 'sub-bob'));
+      assert.equal(again.id, first.id);
+      assert.equal(again.email, 'robert@corp.example');
+      assert.equal(again.first_name, 'Robert');
+      assert.equal(await userCount(t), users);
+    } finally {
+      ACCOUNTS['sub-bob'].email = 'bob@corp.example';
+      ACCOUNTS['sub-bob'].given_name = 'Bob';
+    }
+  });
+
+  it('never links to a local user of the same name: the SSO user gets "<name>-2" and the local one is untouched', async () => {
+    const localId = await t.createUser('carol', 'Carol-local-pass-1', { email: 'carol@local.example' });
+    const browser = new Browser(t);
+    const me = await assertLoggedIn(t, browser, await login(browser, 'sub-carol'));
+    assert.equal(me.username, 'carol-2');
+    assert.notEqual(me.id, localId);
+    const local = await t.http().get(`/api/v2/users/${localId}/`).set('Authorization', basic('admin', ADMIN_PASSWORD)).expect(200);
+    assert.equal(local.body.email, 'carol@local.example');
+    assert.equal(local.body.external_account, null);
+    assert.deepEqual(local.body.auth, []);
+    await t.http().get('/api/v2/me/').set('Authorization', basic('carol', 'Carol-local-pass-1')).expect(200);
+  });
+
+  it('carries `next` through the round trip and refuses an unsafe one', async () => {
+    const browser = new Browser(t);
+    await assertLoggedIn(t, browser, await login(browser, 'sub-alice', '/sso/login/oidc/?idp=corp&next=%2Fapi%2Fv2%2Fme%2Fsessions%2F'), '/api/v2/me/sessions/');
+    const other = new Browser(t);
+    await assertLoggedIn(t, other, await login(other, 'sub-alice', '/sso/login/oidc/?idp=corp&next=https%3A%2F%2Fevil.example%2F'));
+  });
+
+  it('session limits apply to SSO sessions', async () => {
+    await t.settings({ SESSIONS_PER_USER: 1 });
+    try {
+      const first = new Browser(t);
+      await assertLoggedIn(t, first, await login(first, 'sub-dave'));
+      const second = new Browser(t);
+      await assertLoggedIn(t, second, await login(second, 'sub-dave'));
+      const ended = await first.get('/api/v2/me/').expect(401);
+      assert.equal(ended.body.reason, 'session_limit');
+      await second.get('/api/v2/me/').expect(200);
+    } finally {
+      await t.settings({ SESSIONS_PER_USER: -1 });
+    }
+  });
+
+  it('applies a changed provider setting to the next login, without a restart', async () => {
+    const corp = { issuer: idp.issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+    const mirror = { issuer: `${idp.issuer}/mirror`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+    const admin = basic('admin', ADMIN_PASSWORD);
+    await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin)
+      .send({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp: { ...corp, client_secret: 'a-wrong-secret' }, mirror } }).expect(200);
+    try {
+      const browser = new Browser(t);
+      await assertRefused(t, browser, await login(browser, 'sub-alice'), 'invalid_response', await sessionCount(t));
+      assert.match(String(lastEvent(t, 'sso_login')?.detail), /invalid_client/);
+    } finally {
+      await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin).send({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp, mirror } }).expect(200);
+    }
+    const browser = new Browser(t);
+    await assertLoggedIn(t, browser, await login(browser, 'sub-alice'));
+    const metrics = await t.http().get('/api/v2/metrics/').set('Authorization', admin).expect(200);
+    assert.match(metrics.text, /svc_logins_total\{method="oidc",outcome="success"\} [1-9]/);
+    assert.match(metrics.text, /svc_logins_total\{method="oidc",outcome="failure"\} [1-9]/);
+  });
+
+  it('with DISABLE_LOCAL_AUTH on, SSO users still log in and keep their sessions (they are external)', async () => {
+    await t.settings({ DISABLE_LOCAL_AUTH: true });
+    try {
+      const browser = new Browser(t);
+      await assertLoggedIn(t, browser, await login(browser, 'sub-alice'));
+      await browser.get('/api/v2/me/').expect(200);
+      await t.http().get('/api/v2/me/').set('Authorization', basic('admin', ADMIN_PASSWORD)).expect(401);
+    } finally {
+      await t.settings({ DISABLE_LOCAL_AUTH: false });
+    }
+  });
+
+  it('an SSO user is external for the tokens rule: no token while ALLOW_OAUTH2_FOR_EXTERNAL_USERS is false', async () => {
+    const browser = new Browser(t);
+    await assertLoggedIn(t, browser, await login(browser, 'sub-alice'));
+    const csrf = browser.cookie('csrftoken')!;
+    const refused = await browser.agent.post(browser.url('/api/v2/tokens/')).set('X-CSRFToken', csrf).send({}).expect(403);
+    assert.match(refused.body.detail, /external authentication provider \(social\)/);
+    await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });
+    try {
+      await browser.agent.post(browser.url('/api/v2/tokens/')).set('X-CSRFToken', csrf).send({}).expect(201);
+    } finally {
+      await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false });
+    }
+  });
+
+  it('refuses a callback whose state was changed', async () => {
+    const browser = new Browser(t);
+    const callback = new URL(await toCallback(browser, 'sub-alice'));
+    callback.searchParams.set('state', 'x'.repeat(43));
+    const before = await sessionCount(t);
+    await assertRefused(t, browser, await browser.get(callback.href), 'invalid_response', before);
+    assert.match(String(lastEvent(t, 'sso_login')?.detail), /"state"/);
+  });
+
+  it('refuses a callback replayed in another browser, and the same callback twice', async () => {
+    const victim = new Browser(t);
+    const callback = await toCallback(victim, 'sub-alice');
+    const attacker = new Browser(t);
+    const before = await sessionCount(t);
+    await assertRefused(t, attacker, await attacker.get(callback), 'no_transaction', before);
+    // The browser that started the login still completes it, then cannot use the answer again.
+    await assertLoggedIn(t, victim, await victim.get(callback));
+    const after = await sessionCount(t);
+    await assertRefused(t, victim, await victim.get(callback), 'no_transaction', after);
+  });
+
+  it('refuses a callback that arrives without a login started (login CSRF)', async () => {
+    const browser = new Browser(t);
+    const before = await sessionCount(t);
+    await assertRefused(t, browser, await browser.get('/sso/complete/oidc/?code=abc&state=def'), 'no_transaction', before);
+    await assertRefused(t, browser, await browser.get('/sso/complete/oidc/'), 'no_transaction', before);
+  });
+
+  const idTokenCases: { name: string; tamper: NonNullable<OidcIdp['tamperIdToken']>; detail: RegExp }[] = [
+    { name: 'a wrong nonce', tamper: (claims) => ({ claims: { ...claims, nonce: 'another-nonce' } }), detail: /"nonce"/ },
+    { name: 'a wrong issuer', tamper: (claims) => ({ claims: { ...claims, iss: 'https://evil.example' } }), detail: /"iss"/ },
+    { name: 'a wrong audience', tamper: (claims) => ({ claims: { ...claims, aud: 'another-client' } }), detail: /"aud"/ },
+    {
+      name: 'an expired ID token',
+      tamper: (claims) => ({ claims: { ...claims, iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 } }),
+      detail: /"exp"/,
+    },
+    { name: 'a signature by another key', tamper: () => ({ key: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey }), detail: /signature verification failed/ },
+    { name: 'an unsigned ("alg": "none") ID token', tamper: (_c, header) => ({ key: 'none', header: { ...header, alg: 'none' } }), detail: /"alg"/ },
+  ];
+  for (const { name, tamper, detail } of idTokenCases) {
+    it(`refuses ${name}`, async () => {
+      const browser = new Browser(t);
+      const callback = await toCallback(browser, 'sub-erin');
+      idp.tamperIdToken = tamper;
+      const users = await userCount(t);
+      const before = await sessionCount(t);
+      await assertRefused(t, browser, await browser.get(callback), 'invalid_response', before);
+      assert.match(String(lastEvent(t, 'sso_login')?.detail), detail);
+      assert.equal(await userCount(t), users, 'no user created');
+    });
+  }
+
+  it('refuses a provider whose discovery document names another issuer', async () => {
+    const browser = new Browser(t);
+    const before = await sessionCount(t);
+    await assertRefused(t, browser, await browser.get('/sso/login/oidc/?idp=mirror'), 'unavailable', before);
+    assert.match(String(lastEvent(t, 'sso_login')?.detail), /issuer does not match/);
+  });
+
+  it('reports a login the user cancelled at the provider', async () => {
+    const browser = new Browser(t);
+    const start = await browser.get('/sso/login/oidc/?idp=corp').expect(302);
+    const callback = await idp.authenticate(browser, start.headers.location, 'sub-alice', { abort: true });
+    assert.match(callback, /error=access_denied/);
+    await assertRefused(t, browser, await browser.get(callback), 'denied', await sessionCount(t));
+  });
+
+  it('refuses an unknown provider and a deactivated user', async () => {
+    const browser = new Browser(t);
+    await assertRefused(t, browser, await browser.get('/sso/login/oidc/?idp=nope'), 'unknown_provider', await sessionCount(t));
+    const me = await assertLoggedIn(t, browser, await login(browser, 'sub-frank'));
+    await t.http().patch(`/api/v2/users/${me.id}/`).set('Authorization', basic('admin', ADMIN_PASSWORD)).send({ is_active: false }).expect(200);
+    const again = new Browser(t);
+    await assertRefused(t, again, await login(again, 'sub-frank'), 'inactive', await sessionCount(t));
+  });
+
+  it('never logs a code, a token, a nonce or the client secret', async () => {
+    const browser = new Browser(t);
+    const callback = new URL(await toCallback(browser, 'sub-alice'));
+    await assertLoggedIn(t, browser, await browser.get(callback.href));
+    const logs = t.logs.join('\n');
+    for (const secret of [callback.searchParams.get('code')!, callback.searchParams.get('state')!, CLIENT_SECRET]) {
+      assert.ok(!logs.includes(secret), 'secret value in the logs');
+    }
+    assert.doesNotMatch(logs, /eyJ[A-Za-z0-9_-]{10,}\.eyJ/, 'no JWT in the logs');
+  });
+});

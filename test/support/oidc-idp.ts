@@ -1,0 +1,150 @@
+import { createSign, generateKeyPairSync, KeyObject } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from './sso-browser';
+
+// oidc-provider 9 is ESM-only with a default export; Node 20.19+ loads it through require(esm).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Provider = require('oidc-provider').default as new (issuer: string, config: Record<string, unknown>) => OidcProviderInstance;
+
+interface KoaContext {
+  path: string;
+  method: string;
+  status: number;
+  body: unknown;
+}
+interface OidcProviderInstance {
+  callback(): (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): void;
+  on(event: string, listener: (...args: unknown[]) => void): void;
+}
+
+export interface OidcAccount {
+  preferred_username?: string;
+  email?: string;
+  given_name?: string;
+  family_name?: string;
+}
+
+export type IdTokenTamper = (claims: Record<string, unknown>, header: Record<string, unknown>) => { claims?: Record<string, unknown>; key?: KeyObject | 'none'; header?: Record<string, unknown> };
+
+export const CLIENT_ID = 'automation-service';
+export const CLIENT_SECRET = 'client-secret-for-tests-0123456789abcdef';
+
+function b64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/**
+ * A real OpenID provider (node-oidc-provider, certified) on 127.0.0.1:<random port> with generated
+ * RS256 keys, one confidential client, fixture accounts, and its development login/consent pages.
+ * `tamperIdToken` rewrites the next ID token at the token endpoint (re-signed with the provider's real
+ * key unless told otherwise) so each ID-token check of the relying party can be shown to refuse.
+ * `/mirror/.well-known/openid-configuration` serves the real discovery document under another URL,
+ * i.e. metadata whose `issuer` differs from the URL it was fetched for (mix-up).
+ */
+export class OidcIdp {
+  tamperIdToken?: IdTokenTamper;
+  private readonly signingKey: KeyObject;
+
+  private constructor(
+    readonly issuer: string,
+    private readonly server: http.Server,
+    signingKey: KeyObject,
+  ) {
+    this.signingKey = signingKey;
+  }
+
+  static async start(opts: { redirectUri: string; accounts: Record<string, OidcAccount> }): Promise<OidcIdp> {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key', alg: 'RS256', use: 'sig' };
+    const provider = new Provider(issuer, {
+      clients: [
+        {
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          redirect_uris: [opts.redirectUri],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+      ],
+      jwks: { keys: [jwk] },
+      cookies: { keys: ['oidc-idp-test-cookie-key'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username', 'given_name', 'family_name'] },
+      features: { devInteractions: { enabled: true } },
+      findAccount: async (_ctx: unknown, sub: string) =>
+        Object.hasOwn(opts.accounts, sub) ? { accountId: sub, claims: async () => ({ sub, ...opts.accounts[sub] }) } : undefined,
+    });
+    provider.on('server_error', (_ctx, err) => process.stderr.write(`oidc-provider server_error: ${String(err)}\n`));
+    const idp = new OidcIdp(issuer, server, privateKey);
+    provider.use(async (ctx, next) => {
+      await next();
+      const body = ctx.body as Record<string, unknown> | undefined;
+      if (ctx.path === '/token' && ctx.status === 200 && body && typeof body.id_token === 'string' && idp.tamperIdToken) {
+        ctx.body = { ...body, id_token: idp.rewrite(body.id_token) };
+      }
+    });
+    const handler = provider.callback();
+    server.on('request', (req, res) => {
+      if (req.url === '/mirror/.well-known/openid-configuration') {
+        http.get(`${issuer}/.well-known/openid-configuration`, (upstream) => {
+          res.writeHead(upstream.statusCode ?? 500, { 'content-type': 'application/json' });
+          upstream.pipe(res);
+        });
+        return;
+      }
+      handler(req, res);
+    });
+    return idp;
+  }
+
+  /** Re-encodes an ID token after the tamper function changed its claims, header or key. */
+  private rewrite(idToken: string): string {
+    const [h, p] = idToken.split('.');
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const change = this.tamperIdToken!(claims, header);
+    const newHeader = change.header ?? header;
+    const input = `${b64url(newHeader)}.${b64url(change.claims ?? claims)}`;
+    if (change.key === 'none') return `${input}.`;
+    const signature = createSign('sha256').update(input).sign(change.key ?? this.signingKey).toString('base64url');
+    return `${input}.${signature}`;
+  }
+
+  /**
+   * What a person does at the provider: follows the redirects from `startUrl` (the provider's
+   * authorization URL), signs in as `account` and consents on the development pages, until the
+   * provider sends the browser back to the relying party. Returns that callback URL.
+   */
+  async authenticate(browser: Browser, startUrl: string, account: string, opts: { abort?: boolean } = {}): Promise<string> {
+    let location = startUrl;
+    for (let step = 0; step < 12; step++) {
+      if (!location.startsWith(this.issuer)) return location;
+      const res = await browser.get(location);
+      if (res.status >= 300 && res.status < 400) {
+        location = new URL(res.headers.location, location).href;
+        continue;
+      }
+      const uid = /\/interaction\/([^/?#]+)/.exec(location)?.[1];
+      if (res.status !== 200 || !uid) throw new Error(`unexpected answer from the OpenID provider at ${location}: ${res.status} ${res.text.slice(0, 300)}`);
+      if (opts.abort) {
+        location = `${this.issuer}/interaction/${uid}/abort`;
+        continue;
+      }
+      const prompt = /name="prompt" value="(login|consent)"/.exec(res.text)?.[1] ?? (res.text.includes('name="login"') ? 'login' : 'consent');
+      const form: Record<string, string> = prompt === 'login' ? { prompt, login: account, password: 'any' } : { prompt };
+      const submitted = await browser.postForm(`${this.issuer}/interaction/${uid}`, form);
+      if (submitted.status < 300 || submitted.status >= 400) throw new Error(`interaction ${prompt} failed: ${submitted.status} ${submitted.text.slice(0, 300)}`);
+      location = new URL(submitted.headers.location, location).href;
+    }
+    throw new Error('too many steps at the OpenID provider');
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
