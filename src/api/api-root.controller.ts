@@ -29,6 +29,7 @@ export class ApiRootController {
   v2() {
     const routes: Record<string, string> = {
       ping: '/api/v2/ping/',
+      auth: '/api/v2/auth/',
       me: '/api/v2/me/',
       users: '/api/v2/users/',
       settings: '/api/v2/settings/',
