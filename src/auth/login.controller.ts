@@ -14,7 +14,7 @@ import { User } from '../users/user.entity';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
 import { renderLoginPage } from './login-page';
-import { safeNext } from './safe-redirect';
+import { safeNext } from '../common/safe-redirect';
 
 export const LOGIN_FAILED = 'Please enter a correct username and password. Note that both fields may be case-sensitive.';
 const DEFAULT_REDIRECT = '/accounts/profile/';

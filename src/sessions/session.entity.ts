@@ -1,4 +1,5 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { User } from '../users/user.entity';
 
 /**
  * A browser session. The cookie holds an opaque random value; only its SHA-256 is stored.
@@ -16,6 +17,11 @@ export class Session {
 
   @Column({ name: 'user_id', type: 'integer' })
   userId: number;
+
+  /** Loaded with the session in one query on every session-authenticated request. */
+  @ManyToOne(() => User, { onDelete: 'CASCADE', createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'user_id' })
+  user?: User;
 
   @Column({ name: 'ip_address', type: 'varchar', length: 45 })
   ipAddress: string;

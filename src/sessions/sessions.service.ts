@@ -111,10 +111,11 @@ export class SessionsService {
   /** The session a cookie names, live or ended, with its user; null when unknown. */
   async resolve(token: string): Promise<ResolvedSession | null> {
     if (!token || token.length > 128) return null;
-    const session = await this.repo.findOneBy({ keyHash: sha256Hex(token) });
-    if (!session) return null;
-    const user = await this.dataSource.getRepository(User).findOneBy({ id: session.userId });
-    return user ? { session, user } : null;
+    const session = await this.repo.findOne({ where: { keyHash: sha256Hex(token) }, relations: { user: true } });
+    if (!session?.user) return null;
+    const { user } = session;
+    delete session.user;
+    return { session, user };
   }
 
   async findById(id: number): Promise<Session | null> {

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
-import { safeNext } from '../auth/safe-redirect';
+import { safeNext } from '../common/safe-redirect';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Public } from '../common/public.decorator';
