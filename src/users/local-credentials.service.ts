@@ -77,7 +77,8 @@ export class LocalCredentialsService {
     const key = cache.key(username, password);
     const candidate = await this.users.findByUsername(username);
     if (candidate && candidate.isActive && cache.matches(key, candidate.password)) return candidate;
-    const user = await this.users.verifyPassword(username, password);
+    // A miss verifies the row already read instead of looking the user up a second time.
+    const user = await this.users.verifyPasswordOf(candidate, password);
     if (user) cache.remember(key, user.password);
     return user;
   }

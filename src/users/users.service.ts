@@ -66,7 +66,11 @@ export class UsersService {
    * unknown users cost the same time as known ones. Imported Django hashes are upgraded here.
    */
   async verifyPassword(username: string, password: string): Promise<User | null> {
-    const user = await this.findByUsername(username);
+    return this.verifyPasswordOf(await this.findByUsername(username), password);
+  }
+
+  /** The same check for a user the caller has already looked up (null = unknown username). */
+  async verifyPasswordOf(user: User | null, password: string): Promise<User | null> {
     if (!user) {
       await this.hasher.burn(password);
       return null;
