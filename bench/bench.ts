@@ -1,144 +1,181 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
 
 /**
- * `npm run bench`: starts the built service on a fresh SQLite database and measures, in one run,
- * requests per second and p50/p99 latency for each path, printing authenticated rows as a ratio of
- * the public ping. Every response must be the expected status, so a broken path cannot look fast.
+ * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
+ * bottleneck), a bare `node:http` JSON route as the platform's limit, then the public ping and the
+ * three authenticated paths (session, repeat basic, bearer) on SQLite and on MariaDB/MySQL, each as a
+ * ratio of the same database's ping. Every response must be a 2xx: wrk's non-2xx count fails the run,
+ * so a broken path cannot look fast.
+ *
+ * BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_THREADS (1),
+ * BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), WEB_CONCURRENCY.
  */
-const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const THREADS = Number(process.env.BENCH_THREADS ?? 1);
+const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite mysql').split(/\s+/).filter(Boolean);
+const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 const ADMIN_PASSWORD = 'Bench-admin-pass-1';
 
 interface Row {
-  name: string;
+  label: string;
   rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
+  p50: string;
+  p99: string;
+  ratio?: number;
 }
 
-async function startService(extraEnv: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const child = spawn(process.execPath, [join(__dirname, '..', 'src', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function wrk(url: string, headers: Record<string, string>, seconds: number): { rps: number; p50: string; p99: string } {
+  const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  args.push(url);
+  const out = spawnSync('wrk', args, { encoding: 'utf8' });
+  if (out.error) throw new Error(`wrk could not run (${out.error.message}); install it with: apt-get install wrk`);
+  const text = out.stdout;
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
+  if (non2xx) throw new Error(`${url}: ${non2xx[1]} responses were not 2xx\n${text}`);
+  const errors = /Socket errors: (.*)/.exec(text);
+  if (errors) throw new Error(`${url}: socket errors (${errors[1]})\n${text}`);
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(text);
+  if (!rps) throw new Error(`unexpected wrk output:\n${text}${out.stderr}`);
+  const pct = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text)?.[1] ?? '?';
+  return { rps: Number(rps[1]), p50: pct('50'), p99: pct('99') };
+}
+
+function measure(label: string, url: string, headers: Record<string, string> = {}): Row {
+  if (WARMUP > 0) wrk(url, headers, WARMUP);
+  return { label, ...wrk(url, headers, SECONDS) };
+}
+
+function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 60000);
     const onData = (c: Buffer) => {
       out += c.toString();
-      const m = /"event":"listening","url":"(http:\/\/[^"]+?)\/"/.exec(out);
-      if (m) resolve({ url: m[1], child, dir });
+      const m = ready.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child });
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`service exited ${code}: ${out}`)));
+    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
   });
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
 
-function once(url: string, headers: Record<string, string>): Promise<number> {
+function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
+    req.end(init.body);
   });
-}
-
-async function measure(name: string, url: string, headers: Record<string, string>, expect = 200): Promise<Row> {
-  for (let i = 0; i < 50; i++) await once(url, headers); // warm-up
-  const latencies: number[] = [];
-  const deadline = Date.now() + DURATION_MS;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < deadline) {
-        const t0 = process.hrtime.bigint();
-        const status = await once(url, headers);
-        if (status !== expect) throw new Error(`${name}: expected ${expect}, got ${status}`);
-        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { name, rps: latencies.length / seconds, p50: pct(50), p99: pct(99), requests: latencies.length };
 }
 
 /** Logs in through the form, as a browser does, and returns the session cookie. */
 async function sessionCookie(url: string): Promise<string> {
   const csrf = 'b'.repeat(43);
   const body = `username=admin&password=${encodeURIComponent(ADMIN_PASSWORD)}`;
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/api/login/`, {
-      method: 'POST',
-      headers: { Cookie: `csrftoken=${csrf}`, 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) },
-    }, (res) => {
-      res.resume();
-      const cookie = (res.headers['set-cookie'] ?? []).find((c) => c.startsWith('svc_session_id='));
-      if (res.statusCode !== 302 || !cookie) return reject(new Error(`login failed: ${res.statusCode}`));
-      resolve(cookie.split(';')[0]);
-    });
-    req.on('error', reject);
-    req.end(body);
+  const res = await request(`${url}/api/login/`, {
+    method: 'POST',
+    headers: { Cookie: `csrftoken=${csrf}`, 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(Buffer.byteLength(body)) },
+    body,
   });
+  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('svc_session_id='));
+  if (res.status !== 302 || !cookie) throw new Error(`login failed: ${res.status}`);
+  return cookie.split(';')[0];
 }
 
 /** A personal access token created the seed's way: POST /api/v2/tokens/ with basic credentials. */
 async function personalToken(url: string, basicHeader: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/api/v2/tokens/`, { method: 'POST', headers: { ...basicHeader, 'Content-Type': 'application/json' } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => (res.statusCode === 201 ? resolve(JSON.parse(body).token) : reject(new Error(`token creation failed: ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    req.end('{"description": "bench", "scope": "read"}');
+  const res = await request(`${url}/api/v2/tokens/`, {
+    method: 'POST',
+    headers: { ...basicHeader, 'Content-Type': 'application/json' },
+    body: '{"description": "bench", "scope": "read"}',
   });
+  if (res.status !== 201) throw new Error(`token creation failed: ${res.status}`);
+  return JSON.parse(res.body).token;
 }
 
-/** Basic auth with the repeat-credential fast path turned off, on a second service instance. */
-async function basicWithoutFastPath(header: Record<string, string>): Promise<Row> {
-  const { url, child, dir } = await startService({ AUTH_FAST_PATH: 'off' });
+async function mysqlDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_${process.pid}`;
+  const admin = await createConnection(MYSQL_URL);
+  await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+  await admin.end();
+  return {
+    url: `${MYSQL_URL}/${name}`,
+    drop: async () => {
+      const conn = await createConnection(MYSQL_URL);
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.end();
+    },
+  };
+}
+
+async function benchDatabase(kind: string): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const mysql = kind === 'mysql' ? await mysqlDatabase() : null;
+  const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn' };
+  if (mysql) env.DATABASE_URL = mysql.url;
+  if (process.env.WEB_CONCURRENCY) env.WEB_CONCURRENCY = process.env.WEB_CONCURRENCY;
+  const { url, child } = await startProcess([join(__dirname, '..', 'src', 'main.js')], env, /"event":"listening","url":"(http:\/\/[^"]+?)\/"/);
   try {
-    return await measure('GET /api/v2/me/ (basic, no fast path)', `${url}/api/v2/me/`, header);
+    const basicHeader = { Authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') };
+    const me = `${url}/api/v2/me/`;
+    const ping = measure(`${kind}: GET /api/v2/ping/`, `${url}/api/v2/ping/`);
+    const rows = [
+      ping,
+      measure(`${kind}: session GET /api/v2/me/`, me, { Cookie: await sessionCookie(url) }),
+      measure(`${kind}: basic (repeat) GET /api/v2/me/`, me, basicHeader),
+      measure(`${kind}: bearer GET /api/v2/me/`, me, { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }),
+    ];
+    for (const row of rows) row.ratio = row.rps / ping.rps;
+    return rows;
   } finally {
-    child.kill('SIGTERM');
+    await stop(child);
+    await mysql?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
-  const { url, child, dir } = await startService();
+  const bare = await startProcess([join(__dirname, 'bare-server.js')], {}, /listening (http:\/\/\S+)/);
+  let bareRow: Row;
   try {
-    const basicHeader = { Authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') };
-    const rows: Row[] = [];
-    rows.push(await measure('GET /api/v2/ping/ (public)', `${url}/api/v2/ping/`, {}));
-    rows.push(await measure('GET /api/v2/me/ (basic)', `${url}/api/v2/me/`, basicHeader));
-    rows.push(await measure('GET /api/v2/me/ (session)', `${url}/api/v2/me/`, { Cookie: await sessionCookie(url) }));
-    rows.push(await measure('GET /api/v2/me/ (bearer)', `${url}/api/v2/me/`, { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }));
-    rows.push(await basicWithoutFastPath(basicHeader));
-    const ping = rows[0];
-    console.log(`duration ${DURATION_MS / 1000}s per row, concurrency ${CONCURRENCY}, SQLite, one process`);
-    console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10) + 'vs ping'.padStart(10) + 'requests'.padStart(10));
-    for (const r of rows) {
-      console.log(
-        r.name.padEnd(42) + r.rps.toFixed(0).padStart(10) + r.p50.toFixed(2).padStart(10) + r.p99.toFixed(2).padStart(10) +
-          (r.rps / ping.rps).toFixed(2).padStart(10) + String(r.requests).padStart(10),
-      );
-    }
+    bareRow = measure('bare node:http JSON route', `${bare.url}/`);
   } finally {
-    child.kill('SIGTERM');
-    agent.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await stop(bare.child);
+  }
+  const rows: Row[] = [bareRow];
+  for (const kind of DATABASES) rows.push(...(await benchDatabase(kind)));
+  console.log(`wrk -t${THREADS} -c${CONNECTIONS}, ${WARMUP}s warm-up + ${SECONDS}s per row, one run, WEB_CONCURRENCY=${process.env.WEB_CONCURRENCY ?? 1}`);
+  console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9));
+  for (const r of rows) {
+    console.log(
+      r.label.padEnd(42) + r.rps.toFixed(0).padStart(10) + r.p50.padStart(10) + r.p99.padStart(10) +
+        (r.ratio === undefined ? '' : r.ratio.toFixed(2)).padStart(9) + (r.rps / bareRow.rps).toFixed(3).padStart(9),
+    );
   }
 }
 

@@ -1,15 +1,13 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { AuthError } from '../common/errors';
+import { AuthError, Throttled } from '../common/errors';
 import { LoginProviders } from '../common/login-providers';
 import { Public } from '../common/public.decorator';
-import { Clock } from '../common/clock';
 import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
 import { SessionCookies } from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
-import { LoginThrottled } from '../users/login-throttle.service';
 import { User } from '../users/user.entity';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
@@ -32,7 +30,6 @@ export class LoginController {
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
     private readonly providers: LoginProviders,
-    private readonly clock: Clock,
   ) {}
 
   @Public()
@@ -59,11 +56,11 @@ export class LoginController {
       if (!username || !password) throw new AuthError('invalid_credentials');
       user = await this.credentials.check({ username, password, clientIp: req.ip ?? '', path: 'session' });
     } catch (err) {
-      if (!(err instanceof AuthError) && !(err instanceof LoginThrottled)) throw err;
+      if (!(err instanceof AuthError) && !(err instanceof Throttled)) throw err;
       const token = this.csrf.ensureCookie(req, res);
-      if (err instanceof LoginThrottled) {
+      if (err instanceof Throttled) {
         res.setHeader('Retry-After', String(err.retryAfter));
-        const message = (err.getResponse() as { detail: string }).detail;
+        const message = err.detail;
         return res.status(429).type('text/html; charset=utf-8')
           .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
       }
@@ -107,7 +104,7 @@ export class LoginController {
     const token = req.cookies?.[this.cookies.name];
     if (typeof token !== 'string' || !token) return false;
     const found = await this.sessions.resolve(token);
-    return !!found && !this.sessions.endedReason(found.session, this.clock.now());
+    return !!found && !this.sessions.validate(found.session, found.user);
   }
 
   /** The login page tells a browser whose session was ended why (SPEC §13). */
@@ -116,7 +113,7 @@ export class LoginController {
     if (typeof token !== 'string' || !token) return undefined;
     const found = await this.sessions.resolve(token);
     if (!found) return undefined;
-    const reason = this.sessions.endedReason(found.session, this.clock.now());
+    const reason = this.sessions.validate(found.session, found.user);
     return reason ? SESSION_END_MESSAGES[reason] : undefined;
   }
 

@@ -2,13 +2,14 @@
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { ConfigError } from '../config/app-config';
+import { DomainError } from '../common/errors';
 import { JsonLogger } from '../common/json-logger';
 import { CliModule } from './cli.module';
 import { CommandError } from './command-error';
 
 /** `npm run manage -- <command> [flags]`: exit 0 on success, one line and exit 1 on failure. */
 function report(err: Error): void {
-  const known = err instanceof CommandError || err instanceof ConfigError;
+  const known = err instanceof CommandError || err instanceof ConfigError || err instanceof DomainError;
   process.stderr.write(`Error: ${known ? err.message : `unexpected failure: ${err.message}`}\n`);
   process.exitCode = 1;
 }

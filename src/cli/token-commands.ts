@@ -3,7 +3,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { parseScope } from '../tokens/scopes';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
-import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
+import { TokensService } from '../tokens/tokens.service';
 import { UsersService } from '../users/users.service';
 import { CommandError } from './command-error';
 
@@ -31,14 +31,9 @@ export class CreateOAuth2TokenCommand extends CommandRunner {
     if (!scope) throw new CommandError("--scope must be 'read' or 'write'.");
     const user = await this.users.findByUsername(options.user);
     if (!user) throw new CommandError('The user does not exist.');
-    try {
-      const issued = await this.tokens.issue({ user, application: null, scope, description: 'created by create_oauth2_token' });
-      // The token on stdout, alone, so scripts can capture it; it is shown only this once.
-      console.log(issued.token);
-    } catch (err) {
-      if (err instanceof ExternalUserRefused) throw new CommandError(err.detail);
-      throw err;
-    }
+    const issued = await this.tokens.issue({ user, application: null, scope, description: 'created by create_oauth2_token' });
+    // The token on stdout, alone, so scripts can capture it; it is shown only this once.
+    console.log(issued.token);
   }
 
   @Option({ flags: '--user <username>', description: 'the user the token acts as' })

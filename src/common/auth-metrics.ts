@@ -49,6 +49,12 @@ export class AuthMetrics {
     registers: [this.registry],
   });
 
+  readonly passwordVerifications = new Counter({
+    name: 'svc_password_verifications_total',
+    help: 'Password hashes computed to check a login attempt (known or unknown user); the throttle bounds these',
+    registers: [this.registry],
+  });
+
   readonly requestDuration = new Histogram({
     name: 'svc_http_request_duration_seconds',
     help: 'HTTP request latency',

@@ -1,19 +1,18 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+/**
+ * Domain errors: what went wrong, as a code and a readable detail. Features throw these and never
+ * HTTP exceptions; `http-errors.ts` is the one place that turns a code into a status and headers,
+ * and the filters render it as JSON (API) or as a page (browser routes).
+ */
+export type ErrorCode =
+  | 'invalid'
+  | AuthErrorCode
+  | 'permission_denied'
+  | 'insufficient_scope'
+  | 'not_found'
+  | 'throttled'
+  | 'unavailable';
 
-/** 400 with DRF-style field errors: `{"field": ["message"]}`. */
-export class FieldErrors extends HttpException {
-  constructor(public readonly errors: Record<string, string[]>) {
-    super(errors, HttpStatus.BAD_REQUEST);
-  }
-  static of(field: string, message: string): FieldErrors {
-    return new FieldErrors({ [field]: [message] });
-  }
-}
-
-export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
-export const NOT_AUTHENTICATED = 'Authentication credentials were not provided. To establish a login session, visit /api/login/.';
-
-/** Codes an authentication attempt can fail with; the filter maps each to a 401 (SPEC §1). */
+/** Codes an authentication attempt can fail with; each is a 401 (SPEC §1). */
 export type AuthErrorCode =
   | 'not_authenticated'
   | 'invalid_credentials'
@@ -22,6 +21,9 @@ export type AuthErrorCode =
   | 'invalid_token'
   | 'token_expired'
   | 'session_ended';
+
+export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
+export const NOT_AUTHENTICATED = 'Authentication credentials were not provided. To establish a login session, visit /api/login/.';
 
 const AUTH_DETAIL: Record<AuthErrorCode, string> = {
   not_authenticated: NOT_AUTHENTICATED,
@@ -33,30 +35,74 @@ const AUTH_DETAIL: Record<AuthErrorCode, string> = {
   session_ended: 'Your session has ended.',
 };
 
-export class AuthError extends HttpException {
+export class DomainError extends Error {
   constructor(
-    public readonly code: AuthErrorCode,
-    detail?: string,
-    public readonly extra: Record<string, unknown> = {},
+    readonly code: ErrorCode,
+    readonly detail: string,
+    /** Extra members of the JSON body (e.g. a session's end `reason`). */
+    readonly extra: Record<string, unknown> = {},
   ) {
-    super({ detail: detail ?? AUTH_DETAIL[code], ...extra }, HttpStatus.UNAUTHORIZED);
+    super(detail);
+    this.name = new.target.name;
+  }
+
+  /** The JSON body: `{"detail": ..., ...extra}`. */
+  body(): Record<string, unknown> {
+    return { detail: this.detail, ...this.extra };
   }
 }
 
-export class PermissionDenied extends HttpException {
-  constructor(detail = PERMISSION_DENIED, public readonly headers: Record<string, string> = {}) {
-    super({ detail }, HttpStatus.FORBIDDEN);
+export class AuthError extends DomainError {
+  declare readonly code: AuthErrorCode;
+
+  constructor(code: AuthErrorCode, detail?: string, extra: Record<string, unknown> = {}) {
+    super(code, detail ?? AUTH_DETAIL[code], extra);
   }
 }
 
-export class NotFound extends HttpException {
-  constructor(detail = 'Not found.') {
-    super({ detail }, HttpStatus.NOT_FOUND);
+/** 400 with DRF-style field errors: `{"field": ["message"]}`. */
+export class FieldErrors extends DomainError {
+  constructor(readonly errors: Record<string, string[]>) {
+    super('invalid', Object.values(errors).flat().join(' ') || 'Invalid data.');
+  }
+
+  static of(field: string, message: string): FieldErrors {
+    return new FieldErrors({ [field]: [message] });
+  }
+
+  body(): Record<string, unknown> {
+    return this.errors;
   }
 }
 
-export class BadRequest extends HttpException {
+export class BadRequest extends DomainError {
   constructor(detail: string) {
-    super({ detail }, HttpStatus.BAD_REQUEST);
+    super('invalid', detail);
+  }
+}
+
+export class PermissionDenied extends DomainError {
+  constructor(detail = PERMISSION_DENIED) {
+    super('permission_denied', detail);
+  }
+}
+
+/** A read token on an unsafe method (SPEC §5): 403 with the RFC 6750 insufficient_scope challenge. */
+export class InsufficientScope extends DomainError {
+  constructor() {
+    super('insufficient_scope', PERMISSION_DENIED);
+  }
+}
+
+export class NotFound extends DomainError {
+  constructor(detail = 'Not found.') {
+    super('not_found', detail);
+  }
+}
+
+/** Too many failed password attempts for one (username, address) pair (SPEC §12). */
+export class Throttled extends DomainError {
+  constructor(readonly retryAfter: number) {
+    super('throttled', `Too many failed login attempts. Try again in ${retryAfter} seconds.`);
   }
 }

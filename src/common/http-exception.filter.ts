@@ -1,11 +1,12 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { AuthError, PermissionDenied } from './errors';
+import { httpAnswer } from './http-errors';
 
 /**
- * The single place where exceptions become HTTP answers: JSON `{"detail": ...}` or field errors,
- * the 401 challenge of SPEC §1, and a generic 500 whose stack stays in the log.
+ * The single place where exceptions become JSON answers (`http-errors.ts` decides status and
+ * headers); anything that is not a domain or framework error is a bug: a generic 500 whose stack
+ * stays in the log.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
@@ -17,7 +18,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request>();
     if (res.headersSent) return;
-    if (!(exception instanceof HttpException)) {
+    const answer = httpAnswer(exception, this.config.oauth2ProviderEnabled);
+    if (!answer) {
       this.logger.error(
         { event: 'unhandled_error', path: req.path, method: req.method, error: String((exception as Error)?.message ?? exception) },
         (exception as Error)?.stack,
@@ -25,35 +27,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       res.status(500).json({ detail: 'A server error has occurred.' });
       return;
     }
-    const status = exception.getStatus();
-    if (status === 401) res.setHeader('WWW-Authenticate', this.challengeFor(exception));
-    const retryAfter = (exception as { retryAfter?: number }).retryAfter;
-    if (status === 429 && retryAfter) res.setHeader('Retry-After', String(retryAfter));
-    if (exception instanceof PermissionDenied) {
-      for (const [k, v] of Object.entries(exception.headers)) res.setHeader(k, v);
-    }
-    res.status(status).json(normaliseBody(exception));
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    res.status(answer.status).json(answer.body);
   }
-
-  private challengeFor(exception: HttpException): string {
-    const preset = (exception as { challenge?: string }).challenge;
-    if (preset) return preset;
-    if (!this.config.oauth2ProviderEnabled) return 'Session realm="api"';
-    if (exception instanceof AuthError && (exception.code === 'invalid_token' || exception.code === 'token_expired')) {
-      return `Bearer realm="api", error="invalid_token", error_description="${exception.code === 'token_expired' ? 'The access token expired' : 'The access token is invalid'}"`;
-    }
-    return 'Bearer realm="api"';
-  }
-}
-
-function normaliseBody(exception: HttpException): object {
-  const body = exception.getResponse();
-  if (typeof body === 'string') return { detail: body };
-  const obj = body as Record<string, unknown>;
-  if ('detail' in obj || !('statusCode' in obj)) return obj;
-  // Nest's built-in exceptions: {statusCode, message, error}
-  const message = Array.isArray(obj.message) ? obj.message.join(' ') : obj.message;
-  // Unmatched routes: Nest says "Cannot GET /x"; answer like every other 404.
-  if (obj.statusCode === 404 && typeof message === 'string' && message.startsWith('Cannot ')) return { detail: 'Not found.' };
-  return { detail: typeof message === 'string' ? message : exception.message };
 }

@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { User } from '../users/user.entity';
 
 export type AuthMethod = 'session' | 'basic' | 'token';
@@ -15,6 +16,14 @@ export interface Principal {
   scope: TokenScope;
   /** Database id of the session or token that authenticated the request. */
   credentialId?: number;
+}
+
+/** What the credential strategies read of a request: the same on every HTTP adapter. */
+export interface CredentialRequest {
+  method: string;
+  headers: IncomingHttpHeaders;
+  cookies?: Record<string, string | undefined>;
+  ip?: string;
 }
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

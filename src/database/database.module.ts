@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migration-runner';
+import { PreparedStatements } from './prepared-statements';
 import { Transactions } from './transactions';
 
 @Global()
@@ -20,7 +21,7 @@ import { Transactions } from './transactions';
       },
     }),
   ],
-  providers: [Transactions],
-  exports: [Transactions],
+  providers: [Transactions, PreparedStatements],
+  exports: [Transactions, PreparedStatements],
 })
 export class DatabaseModule {}

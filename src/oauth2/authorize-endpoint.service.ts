@@ -3,7 +3,8 @@ import OAuth2Server, { AuthorizationCode as LibraryCode, OAuthError, Request, Re
 import { SettingsService } from '../settings/settings.service';
 import { ApplicationsService } from '../tokens/applications.service';
 import { newSecret } from '../tokens/token-secrets';
-import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
+import { TokensService } from '../tokens/tokens.service';
+import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
 import type { User } from '../users/user.entity';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { AuthorizationRequest, checkAuthorizationRequest, redirectWith, single } from './authorization-request';
@@ -24,6 +25,7 @@ export class AuthorizeEndpoint {
     private readonly tokens: TokensService,
     private readonly codes: AuthorizationCodes,
     private readonly settings: SettingsService,
+    private readonly policy: AccountPolicy,
   ) {}
 
   async check(params: Record<string, unknown>): Promise<AuthorizationRequest> {
@@ -39,7 +41,7 @@ export class AuthorizeEndpoint {
   /** The user consented (or the application skips consent): where to send the browser. */
   async grant(request: AuthorizationRequest, user: User): Promise<string> {
     try {
-      this.tokens.assertMayCreate(user);
+      this.policy.assertMayHoldTokens(user);
     } catch (err) {
       if (err instanceof ExternalUserRefused) return this.errorRedirect(request, 'access_denied', err.detail);
       throw err;

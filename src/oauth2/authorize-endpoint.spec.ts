@@ -3,15 +3,17 @@ import { describe, it } from 'node:test';
 import type { SettingsService } from '../settings/settings.service';
 import type { ApplicationsService } from '../tokens/applications.service';
 import type { Application } from '../tokens/application.entity';
-import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
+import { TokensService } from '../tokens/tokens.service';
+import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
 import type { User } from '../users/user.entity';
 import type { AuthorizationCodes } from './authorization-codes.service';
 import { AuthorizeEndpoint } from './authorize-endpoint.service';
 
 describe('authorization endpoint and external users', () => {
   const settings = { get: () => false } as unknown as SettingsService;
-  const tokens = new TokensService(undefined as never, settings, undefined as never, undefined as never);
-  const endpoint = new AuthorizeEndpoint({} as ApplicationsService, tokens, {} as AuthorizationCodes, settings);
+  const policy = new AccountPolicy(settings);
+  const tokens = new TokensService(undefined as never, settings, undefined as never, undefined as never, policy, undefined as never);
+  const endpoint = new AuthorizeEndpoint({} as ApplicationsService, tokens, {} as AuthorizationCodes, settings, policy);
   const application = { id: 1, clientId: 'c', redirectUris: 'https://a.example/cb' } as Application;
   const sso = { id: 7, externalAccount: 'social' } as User;
 

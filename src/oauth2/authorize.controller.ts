@@ -1,7 +1,6 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import passport from 'passport';
-import { AuthStrategies } from '../common/auth-strategies';
+import { Authenticator } from '../common/authenticator';
 import { AuthError } from '../common/errors';
 import type { Principal } from '../common/principal';
 import { Public } from '../common/public.decorator';
@@ -25,7 +24,7 @@ import {
 export class AuthorizeController {
   constructor(
     private readonly endpoint: AuthorizeEndpoint,
-    private readonly strategies: AuthStrategies,
+    private readonly authenticator: Authenticator,
     private readonly csrf: CsrfService,
   ) {}
 
@@ -94,17 +93,17 @@ export class AuthorizeController {
     return `/api/o/authorize/?${query.toString()}`;
   }
 
-  /** Session, then basic, as the global guard would; an ended session just means "log in again". */
-  private authenticate(req: Request, res: Response): Promise<{ user?: Principal; endedReason?: string }> {
-    const names = this.strategies.names().filter((name) => name !== 'bearer');
-    if (!names.length) return Promise.resolve({});
-    return new Promise((resolve, reject) => {
-      passport.authenticate(names, { session: false }, (err: unknown, user: Principal | false) => {
-        if (err instanceof AuthError && err.code === 'session_ended') return resolve({ endedReason: String(err.extra.reason ?? '') || undefined });
-        if (err) return reject(err);
-        resolve({ user: user || undefined });
-      })(req, res, (err?: unknown) => (err ? reject(err) : resolve({})));
-    });
+  /**
+   * The front door without bearer (a token cannot mint itself new grants): session, then basic. An
+   * ended session just means "log in again".
+   */
+  private async authenticate(req: Request, res: Response): Promise<{ user?: Principal; endedReason?: string }> {
+    try {
+      return { user: await this.authenticator.authenticate(req, res, { except: ['bearer'] }) };
+    } catch (err) {
+      if (err instanceof AuthError && err.code === 'session_ended') return { endedReason: String(err.extra.reason ?? '') || undefined };
+      throw err;
+    }
   }
 
   private redirect(res: Response, location: string): void {

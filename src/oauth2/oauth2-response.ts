@@ -1,6 +1,6 @@
-import { HttpException } from '@nestjs/common';
 import type { Response } from 'express';
 import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
+import { DomainError } from '../common/errors';
 
 /** RFC 6749 §5.1: token responses are never stored by caches. */
 export function noStore(res: Response): void {
@@ -15,7 +15,7 @@ export function noStore(res: Response): void {
  */
 export function sendOAuthError(res: Response, err: unknown): void {
   const inner = err instanceof ServerError ? (err as ServerError & { inner?: unknown }).inner : undefined;
-  if (inner instanceof HttpException) throw inner;
+  if (inner instanceof DomainError) throw inner;
   if (!(err instanceof OAuthError) || err instanceof ServerError) throw inner ?? err;
   const error = err as OAuthError & { name: string; code: number };
   noStore(res);

@@ -15,7 +15,8 @@ import { redirectUriList } from '../tokens/redirect-uris';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
 import { newSecret } from '../tokens/token-secrets';
-import { ExternalUserRefused, TokensService } from '../tokens/tokens.service';
+import { TokensService } from '../tokens/tokens.service';
+import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -30,6 +31,7 @@ export interface TokenEndpointDeps {
   refreshTokens: RefreshTokensService;
   codes: AuthorizationCodes;
   transactions: Transactions;
+  policy: AccountPolicy;
 }
 
 export interface OAuthClient extends Client {
@@ -167,7 +169,7 @@ export class TokenEndpointModel {
   /** The client and the still-active user a stored grant names; without either the grant is dead. */
   private async clientAndOwner(grant: { applicationId: number; userId: number }, kind: string): Promise<{ client: Client; user: User }> {
     const [app, user] = await Promise.all([this.deps.applications.findById(grant.applicationId), this.deps.users.findById(grant.userId)]);
-    if (!app || !user || !user.isActive || this.deps.tokens.localAuthDisabledFor(user)) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
+    if (!app || !user || this.deps.policy.refusal(user)) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
     return { client: { id: app.clientId, grants: grantsOf(app) }, user };
   }
 

@@ -6,6 +6,7 @@ import { SettingsService } from '../settings/settings.service';
 import { ApplicationsService } from '../tokens/applications.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
+import { AccountPolicy } from '../users/account-policy';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodes } from './authorization-codes.service';
@@ -38,6 +39,7 @@ export class TokenEndpoint {
     private readonly codes: AuthorizationCodes,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
+    private readonly policy: AccountPolicy,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
@@ -67,6 +69,7 @@ export class TokenEndpoint {
         refreshTokens: this.refreshTokens,
         codes: this.codes,
         transactions: this.transactions,
+        policy: this.policy,
       },
       req.ip ?? '',
     );

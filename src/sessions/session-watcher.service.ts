@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { Clock } from '../common/clock';
-import { SettingsService } from '../settings/settings.service';
+import type { User } from '../users/user.entity';
 import { SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
@@ -19,10 +19,12 @@ export type SessionChange =
   /** The node is shutting down; the stream should close so the client reconnects elsewhere. */
   | { type: 'shutdown' };
 
+type Account = Pick<User, 'isActive' | 'externalAccount'>;
+
 interface Watch {
   sessionId: number;
-  /** Local users' sessions end while DISABLE_LOCAL_AUTH is on, as the session strategy does. */
-  localUser: boolean;
+  /** The account as the page's request found it; the validity rule reads the live settings against it. */
+  user: Account;
   lastExpires: number;
   listener: (change: SessionChange) => void;
 }
@@ -43,13 +45,12 @@ export class SessionWatcher implements OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sessions: SessionsService,
-    private readonly settings: SettingsService,
     private readonly clock: Clock,
   ) {}
 
   /** Starts watching; returns the function that stops it. */
-  watch(session: Session, localUser: boolean, listener: (change: SessionChange) => void): () => void {
-    const entry: Watch = { sessionId: session.id, localUser, lastExpires: session.expires.getTime(), listener };
+  watch(session: Session, user: Account, listener: (change: SessionChange) => void): () => void {
+    const entry: Watch = { sessionId: session.id, user, lastExpires: session.expires.getTime(), listener };
     this.watches.add(entry);
     if (!this.timer) {
       this.timer = setInterval(() => void this.tick(), WATCH_INTERVAL_MS);
@@ -106,11 +107,9 @@ export class SessionWatcher implements OnModuleDestroy {
 
   private async check(entry: Watch, row: Session | undefined, now: Date): Promise<void> {
     if (!row) return this.finish(entry, null);
-    let reason = this.sessions.endedReason(row, now);
-    if (!reason && entry.localUser && this.settings.get('DISABLE_LOCAL_AUTH')) {
-      reason = 'local_auth_disabled';
-      await this.sessions.end({ ids: [row.id] }, reason);
-    }
+    // The same rule as every request's (the session strategy's); a deactivation ends the row itself.
+    const reason = this.sessions.validate(row, entry.user, now);
+    if (reason && !row.endedAt) await this.sessions.end({ ids: [row.id] }, reason);
     if (reason) return this.finish(entry, reason);
     if (row.expires.getTime() !== entry.lastExpires) {
       entry.lastExpires = row.expires.getTime();

@@ -1,27 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
-import type { Request } from 'express';
 import { Strategy } from 'passport-strategy';
-import { AuthStrategies } from '../common/auth-strategies';
+import { Authenticator, CredentialOptions, CredentialStrategy } from '../common/authenticator';
 import { Clock } from '../common/clock';
 import { AuthError } from '../common/errors';
-import { Principal } from '../common/principal';
-import { SettingsService } from '../settings/settings.service';
+import { CredentialRequest, Principal } from '../common/principal';
 import { SESSION_END_MESSAGES, SessionEndReason } from './session-end-reason';
 import { SessionCookies } from './session-cookies';
 import { SessionsService } from './sessions.service';
 import { isQuietRequest } from './quiet-session';
-
-/** passport-strategy base that hands the request to the Nest `validate` callback. */
-class CookieStrategy extends Strategy {
-  constructor(private readonly verify: (req: Request, done: (err: unknown, user?: unknown) => void) => void) {
-    super();
-  }
-  authenticate(req: Request): void {
-    const self = this as unknown as { success(u: unknown): void; fail(): void; error(e: unknown): void };
-    this.verify(req, (err, user) => (err ? self.error(err) : user ? self.success(user) : self.fail()));
-  }
-}
 
 /**
  * Session authentication: a cookie naming a live session decides; one naming an ended session gets
@@ -30,36 +16,41 @@ class CookieStrategy extends Strategy {
  * (`X-WS-Session-Quiet`, or the session event stream).
  */
 @Injectable()
-export class SessionStrategy extends PassportStrategy(CookieStrategy, 'session') {
+export class SessionStrategy extends Strategy implements CredentialStrategy {
+  readonly name = 'session';
+
   constructor(
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
-    private readonly settings: SettingsService,
     private readonly clock: Clock,
-    strategies: AuthStrategies,
+    authenticator: Authenticator,
   ) {
     super();
-    strategies.register('session', 20);
+    authenticator.register(this, 20);
   }
 
-  async validate(req: Request): Promise<Principal | false> {
+  authenticate(req: CredentialRequest, options: CredentialOptions): void {
     const token = req.cookies?.[this.cookies.name];
-    if (typeof token !== 'string' || !token) return false;
+    if (typeof token !== 'string' || !token) return this.pass();
+    this.verify(req, token, options.response).then(
+      (principal) => (principal ? this.success(principal) : this.pass()),
+      (err) => this.error(err),
+    );
+  }
+
+  private async verify(req: CredentialRequest, token: string, response: unknown): Promise<Principal | undefined> {
     const found = await this.sessions.resolve(token);
-    if (!found) return false;
+    if (!found) return undefined;
     const { session, user } = found;
     const now = this.clock.now();
-    let reason = this.sessions.endedReason(session, now);
-    if (!reason && !user.isActive) reason = 'user_disabled';
-    if (!reason && this.settings.get('DISABLE_LOCAL_AUTH') && !user.externalAccount) reason = 'local_auth_disabled';
+    const reason = this.sessions.validate(session, user, now);
     if (reason) {
       if (!session.endedAt) await this.sessions.end({ ids: [session.id] }, reason);
-      if (req.headers.authorization) return false;
+      if (req.headers.authorization) return undefined;
       throw sessionEnded(reason);
     }
-    const res = req.res!;
     if (!isQuietRequest(req)) {
-      this.cookies.writeSession(res, token, await this.sessions.touch(session, now));
+      this.cookies.writeSession(response as never, token, await this.sessions.touch(session, now));
     }
     return { user, method: 'session', scope: 'write', credentialId: session.id };
   }

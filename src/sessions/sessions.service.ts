@@ -5,8 +5,10 @@ import { Brackets, DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { sha256Hex } from '../common/secret-box';
+import { PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
+import { AccountPolicy } from '../users/account-policy';
 import { User } from '../users/user.entity';
 import { SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
@@ -38,7 +40,11 @@ export class SessionsService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly metrics: AuthMetrics,
+    private readonly prepared: PreparedStatements,
+    private readonly policy: AccountPolicy,
   ) {}
+
+  private resolveSql?: string;
 
   private get repo() {
     return this.dataSource.getRepository(Session);
@@ -111,11 +117,20 @@ export class SessionsService {
   /** The session a cookie names, live or ended, with its user; null when unknown. */
   async resolve(token: string): Promise<ResolvedSession | null> {
     if (!token || token.length > 128) return null;
-    const session = await this.repo.findOne({ where: { keyHash: sha256Hex(token) }, relations: { user: true } });
-    if (!session?.user) return null;
-    const { user } = session;
-    delete session.user;
-    return { session, user };
+    const p = this.prepared;
+    this.resolveSql ??=
+      `SELECT ${p.columns(Session, 's')}, ${p.columns(User, 'u')} FROM ${p.table(Session)} s ` +
+      `JOIN ${p.table(User)} u ON u.id = s.user_id WHERE s.key_hash = ?`;
+    const [row] = await p.rows(this.resolveSql, [sha256Hex(token)]);
+    return row ? { session: p.hydrate(Session, row, 's'), user: p.hydrate(User, row, 'u') } : null;
+  }
+
+  /**
+   * The one validity rule for a session (SPEC §2, §3): why it can no longer authenticate, or null.
+   * Over when it was ended, timed out (idle or absolute), or its user fails the account policy.
+   */
+  validate(session: Session, user: Pick<User, 'isActive' | 'externalAccount'>, now = this.clock.now()): SessionEndReason | null {
+    return this.endedReason(session, now) ?? this.policy.refusal(user);
   }
 
   async findById(id: number): Promise<Session | null> {

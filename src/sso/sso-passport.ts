@@ -1,58 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
-import passport from 'passport';
+import type { Strategy } from 'passport-strategy';
+import { runStrategy, StrategyOutcome } from '../common/authenticator';
 
-export type StrategyOutcome =
-  | { kind: 'redirect'; url: string }
-  | { kind: 'success'; user: unknown }
-  | { kind: 'fail'; info?: unknown }
-  | { kind: 'error'; error: unknown };
+export type { StrategyOutcome };
 
 /**
- * A Passport instance of its own for the single sign-on strategies (one per configured provider,
- * named "oidc:<name>" / "saml:<name>"), so the global guard can never try them, and `run` turns
- * Passport's callbacks into one awaited outcome.
+ * The single sign-on strategies (one per configured provider, named "oidc:<name>" / "saml:<name>"),
+ * kept apart from the API front door so the global guard can never try them. They run through the
+ * same `runStrategy` as the API strategies.
  *
- * The redirect to the identity provider is captured rather than written: the transaction state
- * the strategy produced (PKCE verifier, nonce, state, RelayState) is stored in the database first,
- * and only then does the controller answer the browser.
+ * A strategy's redirect to the identity provider comes back as an outcome rather than being written:
+ * the transaction state the strategy produced (PKCE verifier, nonce, state, RelayState) is stored in
+ * the database first, and only then does the controller answer the browser.
  */
 @Injectable()
 export class SsoPassport {
-  private readonly authenticator = new passport.Passport();
+  private readonly strategies = new Map<string, Strategy>();
 
   /** Takes any Passport strategy; passport-saml's typings pin another copy of @types/express. */
   use(name: string, strategy: object): void {
-    this.authenticator.use(name, strategy as passport.Strategy);
+    this.strategies.set(name, strategy as Strategy);
   }
 
   unuse(name: string): void {
-    this.authenticator.unuse(name);
+    this.strategies.delete(name);
   }
 
-  run(name: string, req: Request, options: Record<string, unknown> = {}): Promise<StrategyOutcome> {
-    return new Promise((resolve) => {
-      const capture = {
-        statusCode: 200,
-        location: '',
-        setHeader(header: string, value: string) {
-          if (header.toLowerCase() === 'location') this.location = value;
-        },
-        end() {
-          resolve(this.location ? { kind: 'redirect', url: this.location } : { kind: 'fail', info: { status: this.statusCode } });
-        },
-      };
-      const callback = (err: unknown, user: unknown, info: unknown) => {
-        if (err) resolve({ kind: 'error', error: err });
-        else if (!user) resolve({ kind: 'fail', info });
-        else resolve({ kind: 'success', user });
-      };
-      const middleware = this.authenticator.authenticate(name, { session: false, ...options }, callback);
-      try {
-        middleware(req, capture, (err?: unknown) => resolve(err ? { kind: 'error', error: err } : { kind: 'fail' }));
-      } catch (error) {
-        resolve({ kind: 'error', error });
-      }
-    });
+  run(name: string, req: unknown, options: Record<string, unknown> = {}): Promise<StrategyOutcome> {
+    const strategy = this.strategies.get(name);
+    if (!strategy) return Promise.resolve({ kind: 'error', error: new Error(`unknown single sign-on strategy ${name}`) });
+    return runStrategy(strategy, req, { session: false, ...options });
   }
 }

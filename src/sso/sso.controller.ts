@@ -222,9 +222,9 @@ function expectRedirect(outcome: StrategyOutcome): string {
 function expectIdentity(outcome: StrategyOutcome): ExternalIdentity {
   if (outcome.kind === 'success') return outcome.user as ExternalIdentity;
   if (outcome.kind === 'error') throw outcome.error instanceof SsoFailure ? outcome.error : new SsoFailure('invalid_response', describe(outcome.error));
-  if (outcome.kind === 'fail') {
+  if (outcome.kind === 'fail' || outcome.kind === 'pass') {
     // openid-client reports an IdP's `error=access_denied` (the user cancelled or was refused) as a fail.
-    const message = (outcome.info as { message?: string } | undefined)?.message;
+    const message = outcome.kind === 'fail' ? (outcome.challenge as { message?: string } | undefined)?.message : undefined;
     throw new SsoFailure('denied', message ? `provider: ${message.slice(0, 200)}` : 'refused');
   }
   throw new SsoFailure('invalid_response', 'unexpected redirect');

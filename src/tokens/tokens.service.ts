@@ -3,24 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
-import { PermissionDenied } from '../common/errors';
+import { PreparedStatements } from '../database/prepared-statements';
 import { SettingsService } from '../settings/settings.service';
-import type { User } from '../users/user.entity';
+import { AccountPolicy } from '../users/account-policy';
+import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import type { Application } from './application.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { newFamily, newSecret, secretHash } from './token-secrets';
-
-/** AWX's refusal (ALLOW_OAUTH2_FOR_EXTERNAL_USERS false): 403 with the reason in `detail`. */
-export class ExternalUserRefused extends PermissionDenied {
-  readonly detail: string;
-
-  constructor(readonly externalAccount: string) {
-    const detail = `(access_denied) OAuth2 Tokens cannot be created by users associated with an external authentication provider (${externalAccount})`;
-    super(detail);
-    this.detail = detail;
-  }
-}
 
 export interface IssueOptions {
   user: User;
@@ -46,6 +36,8 @@ export interface IssuedTokens {
   expiresIn: number;
 }
 
+export type TokenRefusal = 'invalid_token' | 'token_expired' | 'local_auth_disabled';
+
 /** Issues and looks up access tokens; every path that creates one (API, CLI, OAuth grants) comes here. */
 @Injectable()
 export class TokensService {
@@ -56,17 +48,14 @@ export class TokensService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly metrics: AuthMetrics,
+    private readonly policy: AccountPolicy,
+    private readonly prepared: PreparedStatements,
   ) {}
 
-  /** Checked when a token is first created, as AWX does (PR #5499): existing tokens keep working. */
-  assertMayCreate(user: User): void {
-    if (user.externalAccount && !this.settings.get('ALLOW_OAUTH2_FOR_EXTERNAL_USERS')) {
-      throw new ExternalUserRefused(user.externalAccount);
-    }
-  }
+  private bearerSql?: string;
 
   async issue(opts: IssueOptions, manager: EntityManager = this.dataSource.manager): Promise<IssuedTokens> {
-    this.assertMayCreate(opts.user);
+    this.policy.assertMayHoldTokens(opts.user);
     const now = this.clock.now();
     const expiresIn = this.settings.get('OAUTH2_PROVIDER').ACCESS_TOKEN_EXPIRE_SECONDS;
     const token = opts.secrets?.token ?? newSecret(opts.application ? 'applicationToken' : 'personalToken');
@@ -121,8 +110,14 @@ export class TokensService {
   }
 
   /** Looked up by hash on every request: no cached validity, so a revocation anywhere counts at once. */
-  findForBearer(secret: string): Promise<AccessToken | null> {
-    return this.dataSource.getRepository(AccessToken).findOne({ where: { tokenHash: secretHash(secret) }, relations: { user: true } });
+  async findForBearer(secret: string): Promise<AccessToken | null> {
+    const p = this.prepared;
+    this.bearerSql ??=
+      `SELECT ${p.columns(AccessToken, 't')}, ${p.columns(User, 'u')} FROM ${p.table(AccessToken)} t ` +
+      `JOIN ${p.table(User)} u ON u.id = t.user_id WHERE t.token_hash = ?`;
+    const [row] = await p.rows(this.bearerSql, [secretHash(secret)]);
+    if (!row) return null;
+    return Object.assign(p.hydrate(AccessToken, row, 't'), { user: p.hydrate(User, row, 'u') });
   }
 
   findById(id: number): Promise<AccessToken | null> {
@@ -157,14 +152,15 @@ export class TokensService {
   }
 
   /**
-   * While DISABLE_LOCAL_AUTH is on, local users' tokens are refused (AWX deleted them outright, which
-   * surprised its users, #14030); they work again when local authentication is switched back on.
+   * The one validity rule for an access token (bearer requests, introspection): it exists, has not
+   * expired, and its user passes the account policy. A disabled user's token reads as invalid, as
+   * in AWX; a local user's while local authentication is off says so.
    */
-  localAuthDisabledFor(user: User): boolean {
-    return this.settings.get('DISABLE_LOCAL_AUTH') && !user.externalAccount;
-  }
-
-  isExpired(token: AccessToken): boolean {
-    return token.expires.getTime() <= this.clock.now().getTime();
+  validate(token: Pick<AccessToken, 'expires'> | null, user: Pick<User, 'isActive' | 'externalAccount'> | null, now = this.clock.now()): TokenRefusal | null {
+    if (!token || !user) return 'invalid_token';
+    const account = this.policy.refusal(user);
+    if (account === 'user_disabled') return 'invalid_token';
+    if (token.expires.getTime() <= now.getTime()) return 'token_expired';
+    return account;
   }
 }

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { CsrfService } from '../sessions/csrf.service';
-import { SettingsService } from '../settings/settings.service';
+import { AccountPolicy } from '../users/account-policy';
 import { LoginRedirectFilter } from './login-redirect.filter';
 import { renderProfilePage } from './profile-page';
 
@@ -12,7 +12,7 @@ import { renderProfilePage } from './profile-page';
 export class ProfileController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly settings: SettingsService,
+    private readonly policy: AccountPolicy,
     private readonly csrf: CsrfService,
   ) {}
 
@@ -21,7 +21,7 @@ export class ProfileController {
   profile(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {
     const user = principal.user;
     // SPEC §6 and §13: no Tokens tab without OAuth 2, nor for external users unless they may hold tokens.
-    const showTokens = this.config.oauth2ProviderEnabled && (!user.externalAccount || this.settings.get('ALLOW_OAUTH2_FOR_EXTERNAL_USERS'));
+    const showTokens = this.config.oauth2ProviderEnabled && this.policy.mayHoldTokens(user);
     // The session strategy has just slid the session and said for how long; the idle warning starts from it.
     const timeout = principal.method === 'session' ? Number(res.getHeader('Session-Timeout')) : NaN;
     const html = renderProfilePage({

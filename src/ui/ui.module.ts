@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SessionsModule } from '../sessions/sessions.module';
+import { UsersModule } from '../users/users.module';
 import { SettingsModule } from '../settings/settings.module';
 import { ProfileController } from './profile.controller';
 import { StaticAssets } from './static-assets';
@@ -10,7 +11,7 @@ import { StaticAssetsController } from './static-assets.controller';
  * the static files of every page. Its scripts talk to the JSON API like any other client.
  */
 @Module({
-  imports: [SessionsModule, SettingsModule],
+  imports: [SessionsModule, SettingsModule, UsersModule],
   controllers: [ProfileController, StaticAssetsController],
   providers: [StaticAssets],
 })

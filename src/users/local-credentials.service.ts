@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
-import { AuthError } from '../common/errors';
+import { AuthError, Throttled } from '../common/errors';
 import { SampledLog } from '../common/sampled-log';
 import { SettingsService } from '../settings/settings.service';
-import { LoginThrottle, LoginThrottled } from './login-throttle.service';
+import { PreparedStatements } from '../database/prepared-statements';
+import { LoginFailure } from './login-failure.entity';
+import { LoginThrottle, pairKey, ThrottleRow } from './login-throttle.service';
 import { User } from './user.entity';
 import { UsersService } from './users.service';
 
@@ -39,28 +41,63 @@ export class LocalCredentialsService {
     private readonly settings: SettingsService,
     private readonly throttle: LoginThrottle,
     private readonly metrics: AuthMetrics,
+    private readonly prepared: PreparedStatements,
   ) {}
 
+  private lookupSql?: string;
+
   async check(attempt: CredentialCheck, cache?: RepeatCache): Promise<User> {
-    const { username, path, clientIp } = attempt;
+    const { username, password, path, clientIp } = attempt;
     if (this.settings.get('DISABLE_LOCAL_AUTH')) {
       this.fail(attempt, 'local_auth_disabled');
       throw new AuthError('local_auth_disabled');
     }
-    let state;
+    const { user: candidate, throttle } = await this.lookup(username, clientIp);
+    const key = cache?.key(username, password);
     try {
-      state = await this.throttle.check(username, clientIp, path);
+      // A repeat of credentials that verified against this very hash: no new guess, so nothing to count.
+      if (cache && key && candidate?.isActive && cache.matches(key, candidate.password)) {
+        await this.throttle.admitKnownGood(throttle, path, username, clientIp);
+        return this.succeeded(attempt, candidate);
+      }
+      const reservation = await this.throttle.reserve(username, clientIp, path);
+      let user: User | null = null;
+      try {
+        user = await this.users.verifyPasswordOf(candidate, password);
+      } finally {
+        // An attempt that could not be verified (a database error) counts as a failure, never as nothing.
+        await (user ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
+      }
+      if (!user) {
+        this.fail(attempt, 'invalid_credentials');
+        throw new AuthError('invalid_credentials');
+      }
+      if (cache && key) cache.remember(key, user.password);
+      return this.succeeded(attempt, user);
     } catch (err) {
-      if (err instanceof LoginThrottled) this.metrics.throttled.inc({ method: path });
+      if (err instanceof Throttled) this.metrics.throttled.inc({ method: path });
       throw err;
     }
-    const user = await this.verify(attempt, cache);
-    if (!user) {
-      await this.throttle.failed(username, clientIp);
-      this.fail(attempt, 'invalid_credentials');
-      throw new AuthError('invalid_credentials');
-    }
-    await this.throttle.succeeded(state);
+  }
+
+  /** The user a name belongs to and the name's throttle counter from this address, in one statement. */
+  private async lookup(username: string, clientIp: string): Promise<{ user: User | null; throttle: ThrottleRow | null }> {
+    if (!username || username.length > 150) return { user: null, throttle: null };
+    const p = this.prepared;
+    this.lookupSql ??=
+      `SELECT ${p.columns(User, 'u')}, f.id AS f_id, f.failures AS f_failures, f.pending AS f_pending, f.window_start AS f_window_start ` +
+      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username = ? AND f.client_ip = ? WHERE u.username = ?`;
+    const pair = pairKey(username, clientIp);
+    const [row] = await p.rows(this.lookupSql, [pair.username, pair.clientIp, username]);
+    if (!row) return { user: null, throttle: null };
+    const user = p.hydrate(User, row, 'u');
+    // Usernames are matched exactly as typed, on MySQL's case-insensitive collation too.
+    if (user.username !== username) return { user: null, throttle: null };
+    return { user, throttle: row.f_id == null ? null : this.throttle.throttleRow(row, 'f_') };
+  }
+
+  private succeeded(attempt: CredentialCheck, user: User): User {
+    const { path, clientIp, username } = attempt;
     // Browser logins are counted by SessionLogin, which every login path (form, SSO) goes through.
     if (path !== 'session') this.metrics.logins.inc({ method: path, outcome: 'success' });
     if (path === 'basic') {
@@ -68,18 +105,6 @@ export class LocalCredentialsService {
     } else if (path === 'password_grant') {
       this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp });
     }
-    return user;
-  }
-
-  private async verify(attempt: CredentialCheck, cache?: RepeatCache): Promise<User | null> {
-    const { username, password } = attempt;
-    if (!cache) return this.users.verifyPassword(username, password);
-    const key = cache.key(username, password);
-    const candidate = await this.users.findByUsername(username);
-    if (candidate && candidate.isActive && cache.matches(key, candidate.password)) return candidate;
-    // A miss verifies the row already read instead of looking the user up a second time.
-    const user = await this.users.verifyPasswordOf(candidate, password);
-    if (user) cache.remember(key, user.password);
     return user;
   }
 

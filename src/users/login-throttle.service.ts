@@ -1,87 +1,192 @@
-import { HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Clock } from '../common/clock';
+import { Throttled } from '../common/errors';
 import { isUniqueViolation } from '../database/errors';
+import { PreparedStatements } from '../database/prepared-statements';
+import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
 import { LoginFailure } from './login-failure.entity';
 
-/** 429 with Retry-After; the login form renders it as a page, the API as JSON. */
-export class LoginThrottled extends HttpException {
-  constructor(public readonly retryAfter: number) {
-    super({ detail: `Too many failed login attempts. Try again in ${retryAfter} seconds.` }, HttpStatus.TOO_MANY_REQUESTS);
-  }
+/** The pair's counter as a lookup found it (joined to the user row on the basic fast path). */
+export interface ThrottleRow {
+  id: number;
+  failures: number;
+  pending: number;
+  windowStart: Date;
 }
 
-export interface ThrottleState {
-  row: LoginFailure | null;
+/** An attempt counted against its pair before its password is checked. */
+export interface Reservation {
+  id: number;
+  windowStart: Date;
+  /** Failures of the window when this attempt was counted: what its success forgives. */
+  failuresBefore: number;
 }
+
+/** How long an attempt waits for attempts of its pair being verified right now, polling at this pace. */
+const WAIT_MS = 10_000;
+const POLL_MS = 20;
 
 /**
  * Per (username, client address) throttling of password attempts (SPEC §12): after
- * LOGIN_FAILURES_ALLOWED failures within LOGIN_FAILURE_WINDOW seconds of the first one, the pair is
- * refused until the window passes. Other addresses are unaffected, so nobody can lock a victim out.
- * Counts live in the database so every node sees them.
+ * LOGIN_FAILURES_ALLOWED failures within LOGIN_FAILURE_WINDOW seconds the pair answers 429 until the
+ * window passes. Other addresses are unaffected, so nobody can lock a victim out. The counters live
+ * in the database so every node shares them.
+ *
+ * Exact under concurrency: each attempt is counted atomically *before* its password is checked (an
+ * upsert with RETURNING on SQLite, a locked row on MySQL) as `pending`, and no attempt starts while
+ * failures plus pending would pass the allowance. So 40 wrong passwords fired at once get at most the
+ * allowance verified; the rest wait for the verifications in flight and then answer 429, while right
+ * passwords racing each other are verified a few at a time and all succeed. A success forgives the
+ * failures counted before it started (the pair is reset), never those of attempts beside it.
  */
 @Injectable()
 export class LoginThrottle {
   private readonly logger = new Logger('auth');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
+    private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
   ) {}
 
-  private get repo() {
-    return this.dataSource.getRepository(LoginFailure);
-  }
-
-  /** Throws LoginThrottled when the pair is over its allowance; returns the state for `succeeded`. */
-  async check(username: string, clientIp: string, method: string): Promise<ThrottleState> {
+  /** Counts an attempt before its password is checked; throws Throttled when the pair has no attempts left. */
+  async reserve(username: string, clientIp: string, method: string): Promise<Reservation> {
     const key = pairKey(username, clientIp);
-    const row = await this.repo.findOneBy(key);
-    if (!row) return { row: null };
-    const now = this.clock.now().getTime();
-    const windowEnd = row.windowStart.getTime() + this.settings.get('LOGIN_FAILURE_WINDOW') * 1000;
-    if (row.failures >= this.settings.get('LOGIN_FAILURES_ALLOWED') && now < windowEnd) {
-      const retryAfter = Math.max(1, Math.ceil((windowEnd - now) / 1000));
-      this.logger.warn({ event: 'login_throttled', method, username, client_ip: clientIp, retry_after: retryAfter, outcome: 'throttled' });
-      throw new LoginThrottled(retryAfter);
+    const started = Date.now();
+    for (;;) {
+      const now = this.clock.now();
+      const expired = new Date(now.getTime() - this.windowMs());
+      const reservation = this.prepared.isMysql ? await this.reserveLocked(key, now, expired) : await this.reserveUpsert(key, now, expired);
+      if (reservation) return reservation;
+      const row = await this.find(key);
+      // Full with failures: refused. Full only with attempts in flight: wait for their verdicts.
+      if (!row || row.failures >= this.allowed() || Date.now() - started > WAIT_MS) {
+        throw this.refusal(row ?? { id: 0, failures: 0, pending: 0, windowStart: now }, method, username, clientIp);
+      }
+      await sleep(POLL_MS);
     }
-    return { row };
   }
 
-  /** Counts a failure: a new window starts when there is none or the last one has passed. */
-  async failed(username: string, clientIp: string): Promise<void> {
-    const key = pairKey(username, clientIp);
-    const now = this.clock.now();
-    const windowStartedAfter = new Date(now.getTime() - this.settings.get('LOGIN_FAILURE_WINDOW') * 1000);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const counted = await this.repo
-        .createQueryBuilder()
-        .update(LoginFailure)
-        .set({ failures: () => 'failures + 1' })
-        .where('username = :username AND client_ip = :clientIp AND window_start > :after', { ...key, after: windowStartedAfter })
-        .execute();
-      if (counted.affected) return;
-      const restarted = await this.repo.update(key, { failures: 1, windowStart: now });
-      if (restarted.affected) return;
+  /** The password was wrong: the attempt becomes a failure of its window. */
+  async failed(reservation: Reservation): Promise<void> {
+    await this.prepared.run(
+      `UPDATE ${this.prepared.table(LoginFailure)} SET failures = failures + 1, pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?`,
+      [reservation.id],
+    );
+  }
+
+  /** The password was right: the attempt ends and the failures before it are forgiven (same window only). */
+  async succeeded(reservation: Reservation): Promise<void> {
+    const n = reservation.failuresBefore;
+    await this.prepared.run(
+      `UPDATE ${this.prepared.table(LoginFailure)} SET ` +
+        'failures = CASE WHEN window_start <> ? THEN failures WHEN failures > ? THEN failures - ? ELSE 0 END, ' +
+        'pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?',
+      [this.prepared.date(reservation.windowStart), n, n, reservation.id],
+    );
+  }
+
+  /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
+  async admitKnownGood(row: ThrottleRow | null, method: string, username: string, clientIp: string): Promise<void> {
+    if (!row || row.failures <= 0 || this.windowOver(row)) return;
+    if (row.failures >= this.allowed()) throw this.refusal(row, method, username, clientIp);
+    await this.prepared.run(
+      `UPDATE ${this.prepared.table(LoginFailure)} SET failures = CASE WHEN failures > ? THEN failures - ? ELSE 0 END WHERE id = ? AND window_start = ?`,
+      [row.failures, row.failures, row.id, this.prepared.date(row.windowStart)],
+    );
+  }
+
+  private async find(key: Pair): Promise<ThrottleRow | null> {
+    const [row] = await this.prepared.rows(
+      `SELECT id, failures, pending, window_start FROM ${this.prepared.table(LoginFailure)} WHERE username = ? AND client_ip = ?`,
+      [key.username, key.clientIp],
+    );
+    return row ? this.throttleRow(row) : null;
+  }
+
+  /** SQLite: one statement, atomic across every process on the file. */
+  private async reserveUpsert(key: Pair, now: Date, expired: Date): Promise<Reservation | null> {
+    const [nowParam, expiredParam] = [this.prepared.date(now), this.prepared.date(expired)];
+    const [row] = await this.prepared.rows(
+      `INSERT INTO ${this.prepared.table(LoginFailure)} (username, client_ip, failures, pending, window_start) VALUES (?, ?, 0, 1, ?) ` +
+        'ON CONFLICT (username, client_ip) DO UPDATE SET ' +
+        'failures = CASE WHEN window_start <= ? THEN 0 ELSE failures END, ' +
+        'pending = CASE WHEN window_start <= ? THEN 1 ELSE pending + 1 END, ' +
+        'window_start = CASE WHEN window_start <= ? THEN excluded.window_start ELSE window_start END ' +
+        'WHERE window_start <= ? OR failures + pending < ? RETURNING id, failures, pending, window_start',
+      [key.username, key.clientIp, nowParam, expiredParam, expiredParam, expiredParam, expiredParam, this.allowed()],
+    );
+    if (!row) return null;
+    const counted = this.throttleRow(row);
+    return { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures };
+  }
+
+  /** MySQL: the pair's row locked for the decision; a first attempt racing another inserts once. */
+  private async reserveLocked(key: Pair, now: Date, expired: Date): Promise<Reservation | null> {
+    for (let attempt = 0; ; attempt++) {
       try {
-        await this.repo.insert({ ...key, failures: 1, windowStart: now });
-        return;
+        return await this.transactions.run(async (manager) => {
+          const [found] = await manager.query(
+            'SELECT id, failures, pending, window_start FROM login_failure WHERE username = ? AND client_ip = ? FOR UPDATE',
+            [key.username, key.clientIp],
+          );
+          if (!found) {
+            const inserted = await manager.insert(LoginFailure, { ...key, failures: 0, pending: 1, windowStart: now });
+            return { id: inserted.identifiers[0].id as number, windowStart: now, failuresBefore: 0 };
+          }
+          const row = this.throttleRow(found);
+          if (row.windowStart.getTime() <= expired.getTime()) {
+            await manager.update(LoginFailure, { id: row.id }, { failures: 0, pending: 1, windowStart: now });
+            return { id: row.id, windowStart: now, failuresBefore: 0 };
+          }
+          if (row.failures + row.pending >= this.allowed()) return null;
+          await manager.query('UPDATE login_failure SET pending = pending + 1 WHERE id = ?', [row.id]);
+          return { id: row.id, windowStart: row.windowStart, failuresBefore: row.failures };
+        });
       } catch (err) {
-        if (!isUniqueViolation(err)) throw err; // another node inserted it first: count again
+        if (!isUniqueViolation(err) || attempt >= 3) throw err; // another node inserted the row first: count again
       }
     }
   }
 
-  /** A success resets the pair; costs a write only when there were failures. */
-  async succeeded(state: ThrottleState): Promise<void> {
-    if (state.row) await this.repo.delete({ id: state.row.id });
+  private windowOver(row: ThrottleRow): boolean {
+    return this.clock.now().getTime() >= row.windowStart.getTime() + this.windowMs();
+  }
+
+  private refusal(row: ThrottleRow, method: string, username: string, clientIp: string): Throttled {
+    const windowEnd = row.windowStart.getTime() + this.windowMs();
+    const retryAfter = Math.max(1, Math.ceil((windowEnd - this.clock.now().getTime()) / 1000));
+    this.logger.warn({ event: 'login_throttled', method, username, client_ip: clientIp, retry_after: retryAfter, outcome: 'throttled' });
+    return new Throttled(retryAfter);
+  }
+
+  /** A row of `id, failures, pending, window_start` (under any prefix) as a ThrottleRow. */
+  throttleRow(row: Record<string, unknown>, prefix = ''): ThrottleRow {
+    const f = this.prepared.hydrate(
+      LoginFailure,
+      { f_id: row[`${prefix}id`], f_failures: row[`${prefix}failures`], f_pending: row[`${prefix}pending`], f_window_start: row[`${prefix}window_start`] },
+      'f',
+    );
+    return { id: Number(f.id), failures: Number(f.failures), pending: Number(f.pending ?? 0), windowStart: f.windowStart };
+  }
+
+  private allowed(): number {
+    return this.settings.get('LOGIN_FAILURES_ALLOWED');
+  }
+
+  private windowMs(): number {
+    return this.settings.get('LOGIN_FAILURE_WINDOW') * 1000;
   }
 }
 
-function pairKey(username: string, clientIp: string) {
+interface Pair {
+  username: string;
+  clientIp: string;
+}
+
+export function pairKey(username: string, clientIp: string): Pair {
   return { username: username.slice(0, 150), clientIp: clientIp.slice(0, 45) };
 }

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { hash, verify, Algorithm } from '@node-rs/argon2';
 import { pbkdf2, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { AuthMetrics } from '../common/auth-metrics';
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -25,6 +26,8 @@ export interface VerifyResult {
 export class PasswordHasher implements OnModuleInit {
   private dummyHash = '';
 
+  constructor(private readonly metrics: AuthMetrics) {}
+
   async onModuleInit(): Promise<void> {
     this.dummyHash = await hash('dummy password for unknown users', ARGON2_OPTIONS);
   }
@@ -34,8 +37,9 @@ export class PasswordHasher implements OnModuleInit {
   }
 
   async verify(password: string, stored: string | undefined): Promise<VerifyResult> {
+    this.metrics.passwordVerifications.inc();
     if (!stored || stored.startsWith(UNUSABLE_PASSWORD_PREFIX)) {
-      await this.burn(password);
+      await this.spend(password);
       return { ok: false };
     }
     if (stored.startsWith('pbkdf2_sha256$')) {
@@ -49,12 +53,17 @@ export class PasswordHasher implements OnModuleInit {
         return { ok: false };
       }
     }
-    await this.burn(password);
+    await this.spend(password);
     return { ok: false };
   }
 
   /** Spend the time a real verification takes, for users that do not exist. */
   async burn(password: string): Promise<void> {
+    this.metrics.passwordVerifications.inc();
+    await this.spend(password);
+  }
+
+  private async spend(password: string): Promise<void> {
     try {
       await verify(this.dummyHash || (await this.hash('x')), password);
     } catch {

@@ -1,9 +1,10 @@
+import { AuthMetrics } from '../common/auth-metrics';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { PasswordHasher } from './password-hasher.service';
 
 describe('PasswordHasher', () => {
-  const hasher = new PasswordHasher();
+  const hasher = new PasswordHasher(new AuthMetrics());
   before(() => hasher.onModuleInit());
 
   it('hashes with argon2id and verifies exactly', async () => {

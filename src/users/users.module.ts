@@ -10,11 +10,12 @@ import { UsersService } from './users.service';
 import { LocalCredentialsService } from './local-credentials.service';
 import { LoginFailure } from './login-failure.entity';
 import { LoginThrottle } from './login-throttle.service';
+import { AccountPolicy } from './account-policy';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle],
-  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle],
+  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy],
+  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy],
 })
 export class UsersModule {}

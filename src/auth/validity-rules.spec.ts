@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ManualClock } from '../common/clock';
+import type { SettingsService } from '../settings/settings.service';
+import { SessionsService } from '../sessions/sessions.service';
+import type { Session } from '../sessions/session.entity';
+import { TokensService } from '../tokens/tokens.service';
+import { AccountPolicy, accountRefusal, ExternalUserRefused, mayHoldTokens } from '../users/account-policy';
+
+/**
+ * The validity rules in one place (issue 12): the account policy shared by every credential kind, and
+ * the one rule per credential kind built on it. Every path that asks "is this credential still good?"
+ * (the guard's strategies, /api/o/authorize/, the session event stream, the login page, the token
+ * endpoint's grants) calls these, so these cases are the whole answer.
+ */
+const local = { isActive: true, externalAccount: null };
+const social = { isActive: true, externalAccount: 'social' };
+const disabled = { isActive: false, externalAccount: null };
+
+function settings(values: Record<string, unknown>): SettingsService {
+  const all: Record<string, unknown> = { DISABLE_LOCAL_AUTH: false, ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false, ...values };
+  return { get: (key: string) => all[key] } as unknown as SettingsService;
+}
+
+describe('account policy', () => {
+  it('refuses an inactive account whatever else holds', () => {
+    assert.equal(accountRefusal(disabled, { DISABLE_LOCAL_AUTH: false }), 'user_disabled');
+    assert.equal(accountRefusal({ ...disabled, externalAccount: 'social' }, { DISABLE_LOCAL_AUTH: true }), 'user_disabled');
+  });
+
+  it('refuses local accounts only while local authentication is disabled', () => {
+    assert.equal(accountRefusal(local, { DISABLE_LOCAL_AUTH: false }), null);
+    assert.equal(accountRefusal(local, { DISABLE_LOCAL_AUTH: true }), 'local_auth_disabled');
+    assert.equal(accountRefusal(social, { DISABLE_LOCAL_AUTH: true }), null);
+  });
+
+  it('lets external users hold tokens only with ALLOW_OAUTH2_FOR_EXTERNAL_USERS', () => {
+    assert.equal(mayHoldTokens(local, { ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false }), true);
+    assert.equal(mayHoldTokens(social, { ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false }), false);
+    assert.equal(mayHoldTokens(social, { ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true }), true);
+    const policy = new AccountPolicy(settings({}));
+    assert.throws(() => policy.assertMayHoldTokens(social), (err: unknown) => err instanceof ExternalUserRefused && /external authentication provider \(social\)/.test(err.detail));
+    assert.doesNotThrow(() => policy.assertMayHoldTokens(local));
+  });
+});
+
+describe('session validity', () => {
+  const clock = new ManualClock();
+  const now = clock.now();
+  const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+  const session = (over: Partial<Session> = {}) =>
+    ({ id: 1, expires: at(60), absoluteExpires: null, endedAt: null, endedReason: null, ...over }) as Session;
+  const rule = (values: Record<string, unknown> = {}) => {
+    const s = settings(values);
+    return new SessionsService(undefined as never, undefined as never, s, clock, undefined as never, undefined as never, new AccountPolicy(s));
+  };
+
+  it('accepts a live session of an allowed account', () => {
+    assert.equal(rule().validate(session(), local, now), null);
+  });
+
+  it('keeps the reason a session was ended with', () => {
+    assert.equal(rule().validate(session({ endedAt: at(-5), endedReason: 'session_limit' }), local, now), 'session_limit');
+  });
+
+  it('times out at the idle expiry and at the absolute one, absolute first', () => {
+    assert.equal(rule().validate(session({ expires: now }), local, now), 'idle_timeout');
+    assert.equal(rule().validate(session({ expires: now, absoluteExpires: now }), local, now), 'absolute_timeout');
+  });
+
+  it('ends with the account: disabled user, local user while local auth is off', () => {
+    assert.equal(rule().validate(session(), disabled, now), 'user_disabled');
+    assert.equal(rule({ DISABLE_LOCAL_AUTH: true }).validate(session(), local, now), 'local_auth_disabled');
+    assert.equal(rule({ DISABLE_LOCAL_AUTH: true }).validate(session(), social, now), null);
+  });
+
+  it('says an ended session is ended before it blames the account', () => {
+    assert.equal(rule().validate(session({ endedAt: at(-1), endedReason: 'revoked_by_admin' }), disabled, now), 'revoked_by_admin');
+  });
+});
+
+describe('access token validity', () => {
+  const clock = new ManualClock();
+  const now = clock.now();
+  const rule = (values: Record<string, unknown> = {}) => {
+    const s = settings(values);
+    return new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+  };
+  const live = { expires: new Date(now.getTime() + 1000) };
+
+  it('accepts a live token of an allowed account', () => {
+    assert.equal(rule().validate(live, local, now), null);
+  });
+
+  it('refuses an unknown token, or one whose user is gone, as invalid', () => {
+    assert.equal(rule().validate(null, null, now), 'invalid_token');
+    assert.equal(rule().validate(live, null, now), 'invalid_token');
+  });
+
+  it('refuses an expired token at its expiry instant', () => {
+    assert.equal(rule().validate({ expires: now }, local, now), 'token_expired');
+  });
+
+  it("reads a disabled user's token as invalid, and a local user's while local auth is off as such", () => {
+    assert.equal(rule().validate(live, disabled, now), 'invalid_token');
+    assert.equal(rule({ DISABLE_LOCAL_AUTH: true }).validate(live, local, now), 'local_auth_disabled');
+    assert.equal(rule({ DISABLE_LOCAL_AUTH: true }).validate(live, social, now), null);
+  });
+});

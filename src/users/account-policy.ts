@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { PermissionDenied } from '../common/errors';
+import { SettingsService } from '../settings/settings.service';
+import type { User } from './user.entity';
+
+/** Why an account may not act at all right now, whatever credential it presents. */
+export type AccountRefusal = 'user_disabled' | 'local_auth_disabled';
+
+/** The settings the account policy reads. */
+export interface AccountPolicySettings {
+  DISABLE_LOCAL_AUTH: boolean;
+  ALLOW_OAUTH2_FOR_EXTERNAL_USERS: boolean;
+}
+
+type Account = Pick<User, 'isActive' | 'externalAccount'>;
+
+/**
+ * The account rules every credential kind shares (SPEC §1, §5, §8): the account is active, and
+ * local accounts only while local authentication is on. While DISABLE_LOCAL_AUTH is on, local users'
+ * sessions end and their tokens are refused (AWX deleted the tokens outright, which surprised its
+ * users, #14030); they work again when it is switched back on. External (SSO, LDAP) users are unaffected.
+ */
+export function accountRefusal(user: Account, settings: Pick<AccountPolicySettings, 'DISABLE_LOCAL_AUTH'>): AccountRefusal | null {
+  if (!user.isActive) return 'user_disabled';
+  if (settings.DISABLE_LOCAL_AUTH && !user.externalAccount) return 'local_auth_disabled';
+  return null;
+}
+
+/** ALLOW_OAUTH2_FOR_EXTERNAL_USERS false: users of an external provider may not create tokens (AWX PR #5499). */
+export function mayHoldTokens(user: Account, settings: Pick<AccountPolicySettings, 'ALLOW_OAUTH2_FOR_EXTERNAL_USERS'>): boolean {
+  return !user.externalAccount || settings.ALLOW_OAUTH2_FOR_EXTERNAL_USERS;
+}
+
+/** AWX's refusal (ALLOW_OAUTH2_FOR_EXTERNAL_USERS false): 403 with the reason in `detail`. */
+export class ExternalUserRefused extends PermissionDenied {
+  constructor(readonly externalAccount: string) {
+    super(`(access_denied) OAuth2 Tokens cannot be created by users associated with an external authentication provider (${externalAccount})`);
+  }
+}
+
+/** The account policy with the live settings. */
+@Injectable()
+export class AccountPolicy {
+  constructor(private readonly settings: SettingsService) {}
+
+  refusal(user: Account): AccountRefusal | null {
+    return accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') });
+  }
+
+  mayHoldTokens(user: Account): boolean {
+    return mayHoldTokens(user, { ALLOW_OAUTH2_FOR_EXTERNAL_USERS: this.settings.get('ALLOW_OAUTH2_FOR_EXTERNAL_USERS') });
+  }
+
+  /** Checked when a token is first created, as AWX does: existing tokens keep working. */
+  assertMayHoldTokens(user: Account): void {
+    if (!this.mayHoldTokens(user)) throw new ExternalUserRefused(user.externalAccount ?? '');
+  }
+}
