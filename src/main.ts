@@ -1,23 +1,23 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { APP_CONFIG, AppConfig, ConfigError, loadAppConfig } from './config/app-config';
 import { JsonLogger, logSink } from './common/json-logger';
-import { setupApp } from './setup-app';
+import { httpAdapter, setupApp } from './setup-app';
 import { UsersService } from './users/users.service';
 
 async function bootstrap(): Promise<void> {
-  let level: AppConfig['logLevel'];
+  let loaded: AppConfig;
   try {
-    level = loadAppConfig().logLevel;
+    loaded = loadAppConfig();
   } catch (e) {
     process.stderr.write(`automation-service: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const logger = new JsonLogger(level);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger });
-  setupApp(app);
+  const logger = new JsonLogger(loaded.logLevel);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, httpAdapter(loaded), { bodyParser: false, logger });
+  await setupApp(app);
   const config = app.get<AppConfig>(APP_CONFIG);
   const admin = await app.get(UsersService).ensureBootstrapAdmin(config.adminUsername, config.adminPassword);
   if (admin.created) {

@@ -1,5 +1,5 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply as Response } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
 import { PermissionDenied } from '../common/errors';
 import { AnonymousIfSetting } from '../common/public.decorator';
@@ -14,6 +14,6 @@ export class MetricsController {
   @AnonymousIfSetting('ALLOW_METRICS_FOR_ANONYMOUS_USERS')
   async scrape(@CurrentPrincipal() principal: Principal | undefined, @Res() res: Response) {
     if (principal && !principal.user.isSuperuser && !principal.user.isSystemAuditor) throw new PermissionDenied();
-    res.status(200).type(this.metrics.registry.contentType).send(await this.metrics.render());
+    res.code(200).type(this.metrics.registry.contentType).send(await this.metrics.render());
   }
 }

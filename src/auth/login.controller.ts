@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthError, Throttled } from '../common/errors';
 import { LoginProviders } from '../common/login-providers';
@@ -35,12 +35,13 @@ export class LoginController {
   @Public()
   @Get('login')
   async form(@Req() req: Request, @Res() res: Response) {
-    if (!acceptsHtml(req)) return res.status(406).end();
+    if (!acceptsHtml(req)) return res.code(406).send();
     const token = this.csrf.ensureCookie(req, res);
+    const query = req.query as Record<string, unknown>;
     const message =
-      (await this.endedSessionMessage(req)) ?? reasonFromQuery(req.query.reason) ?? this.providers.errorMessage(req.query.sso_error);
-    const next = typeof req.query.next === 'string' ? req.query.next : '';
-    res.status(200).type('text/html; charset=utf-8').send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+      (await this.endedSessionMessage(req)) ?? reasonFromQuery(query.reason) ?? this.providers.errorMessage(query.sso_error);
+    const next = typeof query.next === 'string' ? query.next : '';
+    res.code(200).type('text/html; charset=utf-8').send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
   }
 
   @Public()
@@ -59,21 +60,18 @@ export class LoginController {
       if (!(err instanceof AuthError) && !(err instanceof Throttled)) throw err;
       const token = this.csrf.ensureCookie(req, res);
       if (err instanceof Throttled) {
-        res.setHeader('Retry-After', String(err.retryAfter));
+        res.header('Retry-After', String(err.retryAfter));
         const message = err.detail;
-        return res.status(429).type('text/html; charset=utf-8')
+        return res.code(429).type('text/html; charset=utf-8')
           .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
       }
       const message = err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED;
-      return res.status(401).type('text/html; charset=utf-8')
+      return res.code(401).type('text/html; charset=utf-8')
         .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
     }
     await this.sessionLogin.start(req, res, user, 'session');
     const target = safeNext(next, this.ownOrigin()) ?? DEFAULT_REDIRECT;
-    res.status(302).setHeader('Location', target);
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.setHeader('Content-Length', '0');
-    res.end();
+    res.code(302).header('Location', target).type('text/html; charset=utf-8').send('');
   }
 
   @Public()
@@ -94,10 +92,8 @@ export class LoginController {
     const user = await this.sessionLogin.endPresented(req, 'logged_out');
     if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: req.ip });
     this.cookies.clear(res);
-    const next = (req.query.next ?? (req.body as Record<string, unknown> | undefined)?.next) as unknown;
-    res.status(302).setHeader('Location', safeNext(next, this.ownOrigin()) ?? '/api/');
-    res.setHeader('Content-Length', '0');
-    res.end();
+    const next = ((req.query as Record<string, unknown>).next ?? (req.body as Record<string, unknown> | undefined)?.next) as unknown;
+    res.code(302).header('Location', safeNext(next, this.ownOrigin()) ?? '/api/').send('');
   }
 
   private async presentsLiveSession(req: Request): Promise<boolean> {

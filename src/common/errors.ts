@@ -9,6 +9,9 @@ export type ErrorCode =
   | 'permission_denied'
   | 'insufficient_scope'
   | 'not_found'
+  | 'not_acceptable'
+  | 'too_large'
+  | 'unsupported_media_type'
   | 'throttled'
   | 'unavailable';
 
@@ -104,5 +107,12 @@ export class NotFound extends DomainError {
 export class Throttled extends DomainError {
   constructor(readonly retryAfter: number) {
     super('throttled', `Too many failed login attempts. Try again in ${retryAfter} seconds.`);
+  }
+}
+
+/** A body whose content type the route does not take (SPEC §1). */
+export class UnsupportedMediaType extends DomainError {
+  constructor(type: string) {
+    super('unsupported_media_type', `Unsupported media type "${type}" in request.`);
   }
 }

@@ -14,9 +14,14 @@ const STATUS: Record<ErrorCode, number> = {
   permission_denied: 403,
   insufficient_scope: 403,
   not_found: 404,
+  not_acceptable: 406,
+  too_large: 413,
+  unsupported_media_type: 415,
   throttled: 429,
   unavailable: 503,
 };
+
+const TOO_LARGE = { detail: 'Request body is too large.' };
 
 export interface HttpAnswer {
   status: number;
@@ -38,8 +43,11 @@ export function httpAnswer(error: unknown, oauth2Enabled: boolean): HttpAnswer |
     if (error instanceof Throttled) headers['Retry-After'] = String(error.retryAfter);
     return { status, headers, body: error.body() };
   }
-  if (error instanceof HttpException) return { status: error.getStatus(), headers: {}, body: frameworkBody(error) };
-  return undefined;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    return { status, headers: {}, body: status === 413 ? TOO_LARGE : frameworkBody(error) };
+  }
+  return serverErrorOf(error);
 }
 
 export function statusOf(code: ErrorCode): number {
@@ -65,4 +73,13 @@ function frameworkBody(exception: HttpException): Record<string, unknown> {
   // Unmatched routes: Nest says "Cannot GET /x"; answer like every other 404.
   if (obj.statusCode === 404 && typeof message === 'string' && message.startsWith('Cannot ')) return { detail: 'Not found.' };
   return { detail: typeof message === 'string' ? message : exception.message };
+}
+
+/** Errors the HTTP server itself raises before a route runs (a body over the limit, a malformed request line). */
+function serverErrorOf(error: unknown): HttpAnswer | undefined {
+  const e = error as { statusCode?: unknown; code?: unknown };
+  if (typeof e?.code !== 'string' || !e.code.startsWith('FST_') || typeof e.statusCode !== 'number') return undefined;
+  if (e.statusCode < 400 || e.statusCode >= 500) return undefined;
+  if (e.statusCode === 413) return { status: 413, headers: {}, body: TOO_LARGE };
+  return { status: e.statusCode, headers: {}, body: { detail: 'Bad request.' } };
 }

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { httpAnswer } from './http-errors';
 
@@ -15,19 +15,18 @@ export class HttpExceptionFilter implements ExceptionFilter {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    const req = host.switchToHttp().getRequest<Request>();
-    if (res.headersSent) return;
+    const res = host.switchToHttp().getResponse<FastifyReply>();
+    const req = host.switchToHttp().getRequest<FastifyRequest>();
+    if (res.sent || res.raw.headersSent) return;
     const answer = httpAnswer(exception, this.config.oauth2ProviderEnabled);
     if (!answer) {
       this.logger.error(
-        { event: 'unhandled_error', path: req.path, method: req.method, error: String((exception as Error)?.message ?? exception) },
+        { event: 'unhandled_error', path: req.url.split('?')[0], method: req.method, error: String((exception as Error)?.message ?? exception) },
         (exception as Error)?.stack,
       );
-      res.status(500).json({ detail: 'A server error has occurred.' });
+      res.code(500).send({ detail: 'A server error has occurred.' });
       return;
     }
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    res.status(answer.status).json(answer.body);
+    res.code(answer.status).headers(answer.headers).send(answer.body);
   }
 }

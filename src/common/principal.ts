@@ -24,6 +24,8 @@ export interface CredentialRequest {
   headers: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;
   ip?: string;
+  /** The Node request under the adapter's, where route middleware leaves its marks. */
+  raw?: object;
 }
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

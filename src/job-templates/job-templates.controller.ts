@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply as Response } from 'fastify';
 import { IdPipe } from '../common/id.pipe';
 import { OwnedResourceController } from '../common/owned-resource.controller';
 import { CurrentPrincipal, Principal } from '../common/principal';
@@ -32,7 +32,7 @@ export class JobTemplatesController extends OwnedResourceController<JobTemplate>
     @Res({ passthrough: true }) res: Response,
   ) {
     const job = await this.jobs.launch(principal, id, body);
-    res.setHeader('Location', job.url as string);
+    res.header('Location', job.url as string);
     return job;
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { Authenticator } from '../common/authenticator';
 import { AuthError } from '../common/errors';
 import type { Principal } from '../common/principal';
@@ -37,7 +37,7 @@ export class AuthorizeController {
       const parameters: Record<string, string> = {};
       for (const name of AUTHORIZATION_PARAMETERS) if (typeof params[name] === 'string') parameters[name] = params[name] as string;
       const csrfToken = this.csrf.ensureCookie(req, res);
-      res.status(200).type('text/html; charset=utf-8').send(
+      res.code(200).type('text/html; charset=utf-8').send(
         renderConsentPage({ applicationName: request.application.name, username: user.user.username, scope: request.scope, csrfToken, parameters }),
       );
     });
@@ -61,13 +61,13 @@ export class AuthorizeController {
     params: Record<string, unknown>,
     then: (request: AuthorizationRequest, user: Principal) => Promise<void>,
   ): Promise<void> {
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.header('Referrer-Policy', 'no-referrer');
     let request: AuthorizationRequest;
     try {
       request = await this.endpoint.check(params);
     } catch (err) {
       if (err instanceof AuthorizationErrorPage) {
-        res.status(400).type('text/html; charset=utf-8').send(renderAuthorizationErrorPage(err.error, err.description));
+        res.code(400).type('text/html; charset=utf-8').send(renderAuthorizationErrorPage(err.error, err.description));
         return;
       }
       if (err instanceof AuthorizationErrorRedirect) {
@@ -87,7 +87,7 @@ export class AuthorizeController {
 
   /** The authorization request as a GET URL, for the login page to come back to. */
   private authorizeUrl(req: Request, params: Record<string, unknown>): string {
-    if (req.method === 'GET') return req.originalUrl;
+    if (req.method === 'GET') return req.url;
     const query = new URLSearchParams();
     for (const name of AUTHORIZATION_PARAMETERS) if (typeof params[name] === 'string') query.set(name, params[name] as string);
     return `/api/o/authorize/?${query.toString()}`;
@@ -107,7 +107,6 @@ export class AuthorizeController {
   }
 
   private redirect(res: Response, location: string): void {
-    res.status(302).setHeader('Location', location);
-    res.end();
+    res.code(302).header('Location', location).send();
   }
 }

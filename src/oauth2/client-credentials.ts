@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidClientError, InvalidRequestError } from '@node-oauth/oauth2-server';
 
 export interface ClientCredentials {
@@ -16,7 +16,7 @@ function formDecode(value: string): string {
  * supported) or `client_id`/`client_secret` in the body, never both (RFC 6749 §2.3). A basic
  * header here is client authentication only, never a user's.
  */
-export function clientCredentials(req: Request, body: Record<string, string>): ClientCredentials {
+export function clientCredentials(req: { headers: IncomingHttpHeaders }, body: Record<string, string>): ClientCredentials {
   const header = req.headers.authorization;
   if (header) {
     const match = /^basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header);

@@ -1,11 +1,11 @@
-import type { Response } from 'express';
+import type { FastifyReply as Response } from 'fastify';
 import { OAuthError, ServerError } from '@node-oauth/oauth2-server';
 import { DomainError } from '../common/errors';
 
 /** RFC 6749 §5.1: token responses are never stored by caches. */
 export function noStore(res: Response): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
+  res.header('Cache-Control', 'no-store');
+  res.header('Pragma', 'no-cache');
 }
 
 /**
@@ -22,7 +22,7 @@ export function sendOAuthError(res: Response, err: unknown): void {
   let status = error.code;
   if (error.name === 'invalid_client') {
     status = 401;
-    res.setHeader('WWW-Authenticate', 'Basic realm="api"');
+    res.header('WWW-Authenticate', 'Basic realm="api"');
   }
-  res.status(status).json({ error: error.name, error_description: error.message });
+  res.code(status).send({ error: error.name, error_description: error.message });
 }

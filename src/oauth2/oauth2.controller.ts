@@ -1,5 +1,5 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { Public } from '../common/public.decorator';
 import { noStore, sendOAuthError } from './oauth2-response';
 import { RevocationEndpoint } from './revocation-endpoint.service';
@@ -28,7 +28,7 @@ export class OAuth2Controller {
     try {
       const { body } = await this.tokenEndpoint.handle(req);
       noStore(res);
-      res.status(200).json(body);
+      res.code(200).send(body);
     } catch (err) {
       sendOAuthError(res, err);
     }
@@ -41,7 +41,7 @@ export class OAuth2Controller {
     try {
       await this.revocationEndpoint.handle(req);
       noStore(res);
-      res.status(200).end();
+      res.code(200).send();
     } catch (err) {
       sendOAuthError(res, err);
     }

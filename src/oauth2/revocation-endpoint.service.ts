@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest as Request } from 'fastify';
 import { InvalidClientError, InvalidRequestError } from '@node-oauth/oauth2-server';
 import { ApplicationsService } from '../tokens/applications.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';

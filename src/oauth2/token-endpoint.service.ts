@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Request as ExpressRequest } from 'express';
+import type { FastifyRequest as ExpressRequest } from 'fastify';
 import OAuth2Server, { InvalidRequestError, Request, Response, UnsupportedGrantTypeError } from '@node-oauth/oauth2-server';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';

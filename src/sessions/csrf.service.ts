@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PermissionDenied } from '../common/errors';
@@ -25,18 +25,18 @@ export class CsrfService {
   }
 
   /** The cookie's token, or a new one set on the response (GET /api/login/ and after login). */
-  ensureCookie(req: Request, res: Response, rotate = false): string {
+  ensureCookie(req: FastifyRequest, reply: FastifyReply, rotate = false): string {
     const existing = req.cookies?.[CSRF_COOKIE];
     const token = !rotate && typeof existing === 'string' && /^[A-Za-z0-9_-]{32,64}$/.test(existing) ? existing : this.newToken();
-    if (token !== existing || rotate) this.setCookie(res, token);
+    if (token !== existing || rotate) this.setCookie(reply, token);
     return token;
   }
 
-  setCookie(res: Response, token: string): void {
-    res.cookie(CSRF_COOKIE, token, { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure, httpOnly: false });
+  setCookie(reply: FastifyReply, token: string): void {
+    reply.setCookie(CSRF_COOKIE, token, { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure, httpOnly: false });
   }
 
-  enforce(req: Request): void {
+  enforce(req: FastifyRequest): void {
     const fail = (reason: string) => {
       throw new PermissionDenied(`CSRF Failed: ${reason}`);
     };
@@ -61,13 +61,13 @@ export class CsrfService {
     const formField = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>).csrfmiddlewaretoken : undefined;
     const presented = typeof header === 'string' ? header : typeof formField === 'string' ? formField : undefined;
     if (!presented) fail('CSRF token missing.');
-    if (!constantTimeEqual(presented!, cookie)) {
+    if (!constantTimeEqual(presented!, cookie!)) {
       fail(typeof header === 'string' ? "CSRF token from the 'X-Csrftoken' HTTP header incorrect." : 'CSRF token from POST incorrect.');
     }
   }
 
   /** Our own origin (PUBLIC_URL, or Host with the scheme the request came on) or a trusted one. */
-  isTrusted(req: Request, origin: string): boolean {
+  isTrusted(req: FastifyRequest, origin: string): boolean {
     const own = [new URL(this.config.publicUrl).origin, `${req.protocol}://${req.headers.host}`];
     return own.includes(origin) || this.settings.get('CSRF_TRUSTED_ORIGINS').includes(origin);
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { User } from '../users/user.entity';
 import { publicUserFields } from '../users/user.serializer';
@@ -17,11 +17,12 @@ export class SessionCookies {
   }
 
   /** Session cookie and Session-Timeout, on login and on every sliding request. */
-  writeSession(res: Response, token: string, seconds: number): void {
-    res.setHeader('Session-Timeout', String(seconds));
-    res.cookie(this.name, token, {
+  writeSession(reply: FastifyReply, token: string, seconds: number): void {
+    reply.header('Session-Timeout', String(seconds));
+    reply.setCookie(this.name, token, {
       httpOnly: true,
-      maxAge: seconds * 1000,
+      maxAge: seconds,
+      expires: new Date(Date.now() + seconds * 1000),
       path: '/',
       sameSite: 'lax',
       secure: this.config.sessionCookieSecure,
@@ -29,19 +30,19 @@ export class SessionCookies {
   }
 
   /** Extra cookies and headers of a successful login. */
-  writeLogin(res: Response, user: User): void {
-    res.setHeader('X-API-Session-Cookie-Name', this.name);
+  writeLogin(reply: FastifyReply, user: User): void {
+    reply.header('X-API-Session-Cookie-Name', this.name);
     const hint = { path: '/', sameSite: 'lax' as const, secure: this.config.csrfCookieSecure };
-    res.cookie('userLoggedIn', 'true', hint);
-    // Express percent-encodes the value, as AWX did with urllib.parse.quote(json, safe='').
-    res.cookie('current_user', JSON.stringify(publicUserFields(user)), hint);
+    reply.setCookie('userLoggedIn', 'true', hint);
+    // Percent-encoded (the cookie library's default), as AWX did with urllib.parse.quote(json, safe='').
+    reply.setCookie('current_user', JSON.stringify(publicUserFields(user)), hint);
   }
 
-  clear(res: Response): void {
-    // Written by hand: Express cannot emit both an epoch Expires and Max-Age=0, which AWX sends.
+  clear(reply: FastifyReply): void {
+    // Written by hand in AWX's attribute order: an epoch Expires and Max-Age=0.
     const secure = this.config.sessionCookieSecure ? '; Secure' : '';
-    res.append('Set-Cookie', `${this.name}=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${secure}`);
-    res.cookie('userLoggedIn', 'false', { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure });
-    res.clearCookie('current_user', { path: '/' });
+    reply.header('Set-Cookie', `${this.name}=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${secure}`);
+    reply.setCookie('userLoggedIn', 'false', { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure });
+    reply.clearCookie('current_user', { path: '/' });
   }
 }

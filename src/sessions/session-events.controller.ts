@@ -1,6 +1,7 @@
-import { Controller, Get, Req, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ApiProduces } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import { Clock } from '../common/clock';
 import { BadRequest } from '../common/errors';
 import { CurrentPrincipal, Principal } from '../common/principal';
@@ -31,17 +32,20 @@ export class SessionEventsController {
 
   @Get()
   @ApiProduces('text/event-stream')
-  async events(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async events(@CurrentPrincipal() principal: Principal, @Res() reply: FastifyReply): Promise<void> {
     const found = principal.method === 'session' && principal.credentialId !== undefined
       ? await this.sessions.findById(principal.credentialId)
       : null;
     if (!found) throw new BadRequest('Session events follow a browser session; this request was not authenticated by one.');
-    res.status(200);
+    // The stream is written on the Node response directly; the pipeline's headers are already on it.
+    reply.hijack();
+    const res = reply.raw;
+    res.statusCode = 200;
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     // Tells nginx-style proxies not to buffer the stream.
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
-    req.socket.setNoDelay(true);
+    res.socket?.setNoDelay(true);
     res.write(`retry: ${RETRY_MS}\n`);
     send(res, 'session', { expires_in: this.sessions.secondsLeft(found, this.clock.now()) });
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
@@ -61,6 +65,6 @@ export class SessionEventsController {
   }
 }
 
-function send(res: Response, event: string, data: unknown): void {
+function send(res: ServerResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
 import { UsersService } from '../users/users.service';
 import { User } from '../users/user.entity';

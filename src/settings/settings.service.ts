@@ -102,7 +102,7 @@ export class SettingsService implements OnModuleInit, OnModuleDestroy {
     if (this.stored.has(key)) return this.stored.get(key);
     if (this.envDefaults.has(key)) return this.envDefaults.get(key);
     const def = this.definitions.get(key);
-    if (!def) throw new Error(`unknown setting ${key}`);
+    if (!def) throw new NotFound(`Unknown setting ${key}.`);
     return def.default;
   }
 
@@ -166,7 +166,7 @@ export class SettingsService implements OnModuleInit, OnModuleDestroy {
   /** Stores one value with its definition's validation but no category checks (management commands). */
   async store(key: string, value: unknown, actor: string): Promise<void> {
     const def = this.definitions.get(key);
-    if (!def) throw new Error(`unknown setting ${key}`);
+    if (!def) throw new NotFound(`Unknown setting ${key}.`);
     const clean = def.validate(value);
     const now = this.clock.now();
     const stored = JSON.stringify(def.secret ? encryptSecrets(clean, this.box) : clean);

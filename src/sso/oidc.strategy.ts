@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import * as client from 'openid-client';
 import type * as OidcPassport from 'openid-client/build/passport';
 
@@ -29,14 +28,14 @@ export type OidcVerify = ConstructorParameters<typeof Strategy>[1];
  *   without `code` (which would turn a broken callback into a fresh redirect).
  */
 export class OidcStrategy extends Strategy {
-  override authorizationRequestParams<T extends OidcPassport.AuthenticateOptions>(req: Request, options: T): URLSearchParams {
+  override authorizationRequestParams<T extends OidcPassport.AuthenticateOptions>(req: Parameters<OidcPassport.Strategy['authorizationRequestParams']>[0], options: T): URLSearchParams {
     const params = new URLSearchParams(super.authorizationRequestParams(req, options) ?? {});
     params.set('state', client.randomState());
     params.set('nonce', client.randomNonce());
     return params;
   }
 
-  override shouldInitiateAuthRequest<T extends OidcPassport.AuthenticateOptions>(_req: Request, _currentUrl: URL, options: T): boolean {
+  override shouldInitiateAuthRequest<T extends OidcPassport.AuthenticateOptions>(_req: unknown, _currentUrl: URL, options: T): boolean {
     return (options as T & { phase?: string }).phase === 'login';
   }
 }

@@ -1,5 +1,8 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest } from 'fastify';
+
+/** The request as the SSO strategies read it: Fastify's, with the query as a record and a `session` shim. */
+type Request = FastifyRequest<{ Querystring: Record<string, unknown> }>;
 import { randomBytes } from 'node:crypto';
 import { safeNext } from '../common/safe-redirect';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -65,7 +68,7 @@ export class SsoController {
   @Public()
   @Get('sso/metadata/saml')
   metadata(@Res() res: Response) {
-    res.status(200).type('text/xml; charset=utf-8').send(this.saml.metadata());
+    res.code(200).type('text/xml; charset=utf-8').send(this.saml.metadata());
   }
 
   /**
@@ -87,12 +90,12 @@ export class SsoController {
       if (!transaction?.state || !transaction.nonce || !transaction.code_verifier) throw new SsoFailure('unavailable', 'no transaction');
       const handle = randomBytes(32).toString('base64url');
       await this.store.add<PendingOidc>(`oidc:${this.store.digest(handle)}`, `oidc:${name}`, { transaction, next }, OIDC_TTL_SECONDS);
-      res.cookie(OIDC_COOKIE, handle, {
+      res.setCookie(OIDC_COOKIE, handle, {
         httpOnly: true,
         sameSite: 'lax', // the provider sends the browser back with a top-level GET, which carries Lax cookies
         secure: this.config.sessionCookieSecure,
         path: OIDC_COOKIE_PATH,
-        maxAge: OIDC_TTL_SECONDS * 1000,
+        maxAge: OIDC_TTL_SECONDS,
       });
       redirect(res, url);
     } catch (err) {
@@ -207,10 +210,7 @@ function stringParam(value: unknown): string {
 }
 
 function redirect(res: Response, location: string): void {
-  res.status(302).setHeader('Location', location);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Content-Length', '0');
-  res.end();
+  res.code(302).header('Location', location).type('text/html; charset=utf-8').send('');
 }
 
 function expectRedirect(outcome: StrategyOutcome): string {

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply as Response } from 'fastify';
 import { AuthError } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 
@@ -12,6 +12,6 @@ export class LoginRedirectFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const override = this.settings.get('LOGIN_REDIRECT_OVERRIDE');
     const reason = typeof exception.extra.reason === 'string' ? `&reason=${encodeURIComponent(exception.extra.reason)}` : '';
-    res.redirect(302, override || `/api/login/?next=${encodeURIComponent('/accounts/profile/')}${reason}`);
+    res.redirect(override || `/api/login/?next=${encodeURIComponent('/accounts/profile/')}${reason}`, 302);
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Req, Res, UseFilters } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { CsrfService } from '../sessions/csrf.service';
@@ -30,6 +30,6 @@ export class ProfileController {
       showTokens,
       sessionTimeout: Number.isFinite(timeout) ? timeout : undefined,
     });
-    res.status(200).type('text/html; charset=utf-8').send(html);
+    res.code(200).type('text/html; charset=utf-8').send(html);
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { NotFound } from '../common/errors';
 import { Public } from '../common/public.decorator';
 import { StaticAssets } from './static-assets';
@@ -18,15 +18,12 @@ export class StaticAssetsController {
   serve(@Param('file') file: string, @Req() req: Request, @Res() res: Response): void {
     const asset = this.assets.get(file);
     if (!asset) throw new NotFound();
-    res.setHeader('Cache-Control', 'public, no-cache');
-    res.setHeader('ETag', asset.etag);
+    res.header('Cache-Control', 'public, no-cache').header('ETag', asset.etag);
     if (ifNoneMatch(req.headers['if-none-match'], asset.etag)) {
-      res.status(304).end();
+      res.code(304).send();
       return;
     }
-    res.status(200).setHeader('Content-Type', asset.contentType);
-    res.setHeader('Content-Length', String(asset.body.length));
-    res.end(req.method === 'HEAD' ? undefined : asset.body);
+    res.code(200).type(asset.contentType).send(asset.body);
   }
 }
 

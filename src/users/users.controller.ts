@@ -37,7 +37,9 @@ export class UsersController {
 
   /** Serialised users with their linked external identities (`auth`), one lookup for the page. */
   private async serialize(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
-    const auth = await this.identities.of(users.map((u) => u.id));
+    // Only external users have linked identities: a page of local users costs no lookup.
+    const external = users.filter((u) => u.externalAccount).map((u) => u.id);
+    const auth = external.length ? await this.identities.of(external) : new Map<number, never[]>();
     return users.map((u) =>
       serializeUser(u, { viewer: principal.user, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [] }),
     );
@@ -58,7 +60,8 @@ export class UsersController {
   /** `/api/v2/me/`: a paginated list of one, as AWX answers it. */
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
-    const user = await this.users.getOr404(principal.user.id);
+    // The user row was read by this very request's authentication: no second read.
+    const user = principal.user;
     return { count: 1, next: null, previous: null, results: [await this.serializeOne(principal, user)] };
   }
 

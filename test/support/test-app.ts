@@ -8,7 +8,8 @@ import { APP_CONFIG, AppConfig, loadAppConfig } from '../../src/config/app-confi
 import { Clock, ManualClock } from '../../src/common/clock';
 import { JsonLogger, logSink } from '../../src/common/json-logger';
 import { SettingsService } from '../../src/settings/settings.service';
-import { setupApp } from '../../src/setup-app';
+import { httpAdapter, setupApp } from '../../src/setup-app';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { UsersService } from '../../src/users/users.service';
 import { createTestDatabase, TestDatabase } from './test-db';
 
@@ -22,6 +23,8 @@ export interface TestApp {
   config: AppConfig;
   db: TestDatabase;
   logs: string[];
+  /** Every route the HTTP server registered (method and path pattern; HEAD twins left out). */
+  routes: { method: string; path: string }[];
   http(): ReturnType<typeof request>;
   agent(): ReturnType<typeof request.agent>;
   settings(values: Record<string, unknown>): Promise<void>;
@@ -54,8 +57,12 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
     .overrideProvider(Clock)
     .useValue(clock)
     .compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, logger: new JsonLogger('info') });
-  setupApp(app);
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(httpAdapter(config), { bodyParser: false, logger: new JsonLogger('info') });
+  await setupApp(app);
+  const routes: { method: string; path: string }[] = [];
+  app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
+    for (const method of ([] as string[]).concat(route.method)) if (method !== 'HEAD') routes.push({ method, path: route.url });
+  });
   await app.init();
   await app.get(UsersService).ensureBootstrapAdmin('admin', ADMIN_PASSWORD);
   await app.listen(0, '127.0.0.1');
@@ -71,6 +78,7 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
     config,
     db,
     logs: capturedLogs,
+    routes,
     http: () => request(server),
     agent: () => request.agent(server),
     // Per-key validation without the category checks, so tests can set e.g. DISABLE_LOCAL_AUTH.
