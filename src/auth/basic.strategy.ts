@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import { Strategy } from 'passport-strategy';
 import { Authenticator, CredentialStrategy } from '../common/authenticator';
 import { AuthError } from '../common/errors';
@@ -33,7 +34,7 @@ export class BasicStrategy extends Strategy implements CredentialStrategy {
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon <= 0) return this.pass();
-    this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), req.ip ?? '').then(
+    this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), clientIp(req)).then(
       (principal) => this.success(principal),
       (err) => this.error(err),
     );

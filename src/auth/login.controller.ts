@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthError, Throttled } from '../common/errors';
@@ -55,7 +56,7 @@ export class LoginController {
     let user: User;
     try {
       if (!username || !password) throw new AuthError('invalid_credentials');
-      user = await this.credentials.check({ username, password, clientIp: req.ip ?? '', path: 'session' });
+      user = await this.credentials.check({ username, password, clientIp: clientIp(req), path: 'session' });
     } catch (err) {
       if (!(err instanceof AuthError) && !(err instanceof Throttled)) throw err;
       const token = this.csrf.ensureCookie(req, res);
@@ -90,7 +91,7 @@ export class LoginController {
     // A logged-in browser must prove the POST is its own; GET stays a plain link, as in AWX.
     if (checkCsrf && (await this.presentsLiveSession(req))) this.csrf.enforce(req);
     const user = await this.sessionLogin.endPresented(req, 'logged_out');
-    if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: req.ip });
+    if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: clientIp(req) });
     this.cookies.clear(res);
     const next = ((req.query as Record<string, unknown>).next ?? (req.body as Record<string, unknown> | undefined)?.next) as unknown;
     res.code(302).header('Location', safeNext(next, this.ownOrigin()) ?? '/api/').send('');

@@ -17,10 +17,11 @@ const MAX_PAGE_SIZE = 200;
 
 /** `page` and `page_size` as DRF reads them: bad or out-of-range pages are 404 "Invalid page." */
 export function pageRequest(query: Record<string, unknown>): PageRequest {
-  const page = query.page === undefined ? 1 : Number(query.page);
-  let pageSize = query.page_size === undefined ? 25 : Number(query.page_size);
-  if (!Number.isInteger(page) || page < 1) throw new NotFound('Invalid page.');
-  if (!Number.isInteger(pageSize) || pageSize < 1) pageSize = 25;
+  // Plain decimal integers only: "1e20", "0x10", " 2" or a page past any table are "Invalid page." (never a 500).
+  const page = query.page === undefined ? 1 : wholeNumber(query.page);
+  let pageSize = query.page_size === undefined ? 25 : wholeNumber(query.page_size);
+  if (page === null || page < 1) throw new NotFound('Invalid page.');
+  if (pageSize === null || pageSize < 1) pageSize = 25;
   pageSize = Math.min(pageSize, MAX_PAGE_SIZE);
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
@@ -35,4 +36,9 @@ export function pageOf<T>(path: string, req: PageRequest, count: number, results
     previous: req.page > 1 ? link(req.page - 1) : null,
     results,
   };
+}
+
+/** A positive decimal integer of at most nine digits, else null. */
+function wholeNumber(value: unknown): number | null {
+  return typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : null;
 }

@@ -24,6 +24,7 @@ export interface CredentialRequest {
   headers: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;
   ip?: string;
+  socket?: { remoteAddress?: string };
   /** The Node request under the adapter's, where route middleware leaves its marks. */
   raw?: object;
 }

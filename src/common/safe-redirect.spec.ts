@@ -13,4 +13,9 @@ describe('safeNext', () => {
       assert.equal(safeNext(bad, own), null, String(bad).slice(0, 40));
     }
   });
+  it('percent-encodes characters a Location header cannot carry, and refuses what cannot be encoded', () => {
+    assert.equal(safeNext('/accounts/profile/?q=привет', own), '/accounts/profile/?q=%D0%BF%D1%80%D0%B8%D0%B2%D0%B5%D1%82');
+    assert.equal(safeNext('/a b/€/😀', own), '/a%20b/%E2%82%AC/%F0%9F%98%80');
+    assert.equal(safeNext('/x\ud800', own), null);
+  });
 });

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import type { FastifyRequest as Request } from 'fastify';
 import { InvalidClientError, InvalidRequestError } from '@node-oauth/oauth2-server';
 import { ApplicationsService } from '../tokens/applications.service';
@@ -29,7 +30,7 @@ export class RevocationEndpoint {
     const credentials = clientCredentials(req, body);
     const app = await this.applications.findByClientId(credentials.clientId);
     if (!app || !this.applications.authenticates(app, credentials.clientSecret)) {
-      this.logger.warn({ event: 'client_auth_failed', client_id: credentials.clientId, client_ip: req.ip ?? '', endpoint: 'revoke_token' });
+      this.logger.warn({ event: 'client_auth_failed', client_id: credentials.clientId, client_ip: clientIp(req), endpoint: 'revoke_token' });
       throw new InvalidClientError('Invalid client: client is invalid');
     }
     if (!body.token) throw new InvalidRequestError('Missing parameter: `token`');

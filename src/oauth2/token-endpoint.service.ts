@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import type { FastifyRequest as ExpressRequest } from 'fastify';
 import OAuth2Server, { InvalidRequestError, Request, Response, UnsupportedGrantTypeError } from '@node-oauth/oauth2-server';
 import { Transactions } from '../database/transactions';
@@ -71,7 +72,7 @@ export class TokenEndpoint {
         transactions: this.transactions,
         policy: this.policy,
       },
-      req.ip ?? '',
+      clientIp(req),
     );
     const lifetimes = this.settings.get('OAUTH2_PROVIDER');
     const response = new Response();

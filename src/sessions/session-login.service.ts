@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
 import { UsersService } from '../users/users.service';
@@ -27,13 +28,13 @@ export class SessionLogin {
 
   async start(req: Request, res: Response, user: User, method: string): Promise<void> {
     await this.endPresented(req, 'logged_out');
-    const created = await this.sessions.create(user, req.ip ?? '', String(req.headers['user-agent'] ?? ''));
+    const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''));
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
     this.csrf.ensureCookie(req, res, true);
     this.metrics.logins.inc({ method, outcome: 'success' });
-    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: req.ip, session_id: created.session.id });
+    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id });
   }
 
   /** Ends the live session this browser presents, if any; returns its user. */

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest } from 'fastify';
 
 /** The request as the SSO strategies read it: Fastify's, with the query as a record and a `session` shim. */
@@ -175,7 +176,7 @@ export class SsoController {
   private async logIn(req: Request, res: Response, kind: Kind, identity: ExternalIdentity, next: string): Promise<void> {
     const user = await this.users.resolve(identity);
     await this.sessionLogin.start(req, res, user, kind);
-    this.logger.log({ event: 'sso_login', outcome: 'success', provider: identity.provider, user_id: user.id, client_ip: req.ip });
+    this.logger.log({ event: 'sso_login', outcome: 'success', provider: identity.provider, user_id: user.id, client_ip: clientIp(req) });
     redirect(res, next || DEFAULT_REDIRECT);
   }
 
@@ -193,7 +194,7 @@ export class SsoController {
       provider: `${kind}:${name.slice(0, 64)}`,
       reason: failure.code,
       detail: failure.detail,
-      client_ip: req.ip,
+      client_ip: clientIp(req),
     });
     const query = new URLSearchParams({ sso_error: failure.code });
     if (next) query.set('next', next);

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { clientIp } from '../common/client-ip';
 import { Strategy } from 'passport-strategy';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Authenticator, CredentialStrategy } from '../common/authenticator';
@@ -42,7 +43,7 @@ export class BearerStrategy extends Strategy implements CredentialStrategy {
     if (!match) return this.pass();
     const secret = (match[1] ?? '').trim();
     if (!B64TOKEN.test(secret)) return this.error(new AuthError('invalid_token'));
-    this.verify(secret, req.ip ?? '').then(
+    this.verify(secret, clientIp(req)).then(
       (principal) => this.success(principal),
       (err) => this.error(err),
     );

@@ -1,0 +1,14 @@
+import { isIP } from 'node:net';
+
+/**
+ * The client address as the service records and throttles it (SPEC §1): the address the HTTP server
+ * derived (after TRUSTED_PROXIES) when it is a valid IP address, else the peer's own address. A trusted
+ * proxy that forwards an `X-Forwarded-For` of garbage (or 200 characters of it) never gets that text into
+ * a column, a throttle key or a log line.
+ */
+export function clientIp(req: { ip?: string; socket?: { remoteAddress?: string } }): string {
+  const derived = req.ip ?? '';
+  if (isIP(derived)) return derived;
+  const peer = req.socket?.remoteAddress ?? '';
+  return isIP(peer) ? peer : '';
+}
