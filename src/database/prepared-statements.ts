@@ -77,14 +77,43 @@ export class PreparedStatements {
     return this.dataSource.driver.escape(this.metadata(target).tableName);
   }
 
-  /** An entity from the `alias_`-prefixed columns of a row, converted exactly as TypeORM would. */
+  /**
+   * An entity from the `alias_`-prefixed columns of a row, converted as TypeORM would: integers, text and
+   * booleans directly, SQLite's UTC datetime text to a Date, anything else through the driver.
+   */
   hydrate<T extends ObjectLiteral>(target: EntityTarget<T>, row: Row, alias: string): T {
+    const { create, fields } = this.hydrator(target, alias);
+    const entity = create() as Row;
+    for (const [property, key, convert] of fields) entity[property] = convert(row[key]);
+    return entity as T;
+  }
+
+  private readonly hydrators = new Map<string, { create: () => ObjectLiteral; fields: [string, string, (v: unknown) => unknown][] }>();
+
+  private hydrator(target: EntityTarget<ObjectLiteral>, alias: string) {
     const meta = this.metadata(target);
-    const entity = meta.create() as T;
-    for (const column of meta.columns) {
-      (entity as Row)[column.propertyName] = this.dataSource.driver.prepareHydratedValue(row[`${alias}_${column.databaseName}`], column);
+    const cacheKey = `${meta.name}|${alias}`;
+    let found = this.hydrators.get(cacheKey);
+    if (!found) {
+      const driver = this.dataSource.driver;
+      const sqlite = !this.isMysql;
+      const Target = meta.target as new () => ObjectLiteral;
+      found = {
+        create: typeof Target === 'function' ? () => new Target() : () => meta.create(),
+        fields: meta.columns.map((column) => {
+          const type = column.type;
+          let convert: (v: unknown) => unknown = (v) => driver.prepareHydratedValue(v, column);
+          if (!column.transformer) {
+            if (type === 'integer' || type === 'varchar' || type === 'text') convert = (v) => (v === undefined ? null : v);
+            else if (type === 'boolean') convert = (v) => (v === null || v === undefined ? v : !!v);
+            else if (type === 'datetime' && sqlite) convert = (v) => (typeof v === 'string' ? new Date(`${v.replace(' ', 'T')}Z`) : v ?? null);
+          }
+          return [column.propertyName, `${alias}_${column.databaseName}`, convert] as [string, string, (v: unknown) => unknown];
+        }),
+      };
+      this.hydrators.set(cacheKey, found);
     }
-    return entity;
+    return found;
   }
 
   /**
