@@ -41,6 +41,15 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
     }
   });
 
+  it('introduces itself as automation-manage (the bin name) in its help and its errors', async () => {
+    const help = runManage(['--help'], env);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: automation-manage \[options\] \[command\]/);
+    const unknown = runManage(['no_such_command'], env);
+    assert.equal(unknown.status, 1);
+    assert.doesNotMatch(unknown.stdout + unknown.stderr, /\bmain\b/);
+  });
+
   it('createsuperuser creates a working superuser; duplicates fail with one line and exit 1', async () => {
     const ok = runManage(['createsuperuser', '--username', 'root2', '--email', 'r@example.com', '--password', 'Root2-pass-1'], env);
     assert.equal(ok.status, 0, ok.stderr);

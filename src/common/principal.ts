@@ -1,16 +1,35 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { User } from '../users/user.entity';
 
 export type AuthMethod = 'session' | 'basic' | 'token';
 export type TokenScope = 'read' | 'write';
+
+/**
+ * The account behind a request, as the pipeline sees it. The pipeline owns this shape so that `common`
+ * imports no feature; the users module's entity implements it (a drift is a compile error there).
+ */
+export interface Account {
+  id: number;
+  username: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+  isSuperuser: boolean;
+  isSystemAuditor: boolean;
+  isActive: boolean;
+  externalAccount: string | null;
+  created: Date;
+  modified: Date;
+  lastLogin: Date | null;
+}
 
 /**
  * Who is calling and how they authenticated. Resource modules see only this,
  * never the session or token behind it.
  */
 export interface Principal {
-  user: User;
+  user: Account;
   method: AuthMethod;
   /** Token scope; session and basic callers act with full rights ("write"). */
   scope: TokenScope;

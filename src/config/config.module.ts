@@ -1,14 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, loadAppConfig } from './app-config';
-import { Clock, SystemClock } from '../common/clock';
 
-/** Static configuration and the clock: read everywhere, depends on nothing. */
+/** Static configuration: read everywhere, depends on nothing of ours. */
 @Global()
 @Module({
-  providers: [
-    { provide: APP_CONFIG, useFactory: () => loadAppConfig() },
-    { provide: Clock, useClass: SystemClock },
-  ],
-  exports: [APP_CONFIG, Clock],
+  providers: [{ provide: APP_CONFIG, useFactory: () => loadAppConfig() }],
+  exports: [APP_CONFIG],
 })
 export class ConfigModule {}

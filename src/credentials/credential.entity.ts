@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { OwnedResource } from '../common/owned-resource.entity';
+import { OwnedResource } from '../resources/owned-resource.entity';
 
 /**
  * A stored secret for automation to use, as AWX's `main_credential`. `inputs` is JSON text in which

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { OwnedResourceController } from '../common/owned-resource.controller';
+import { OwnedResourceController } from '../resources/owned-resource.controller';
 import { Credential } from './credential.entity';
 import { CredentialsService } from './credentials.service';
 

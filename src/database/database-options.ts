@@ -1,5 +1,4 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
@@ -11,10 +10,11 @@ export function databaseKind(url: string): DatabaseKind {
 /**
  * The one options function behind both the app's TypeOrmModule and ormconfig.ts (the CLI DataSource),
  * so the two can never drift. `synchronize` is never on: the schema comes from migrations only.
+ * Entities are not listed here: each feature module registers its own (`TypeOrmModule.forFeature`) and
+ * the app loads them (`autoLoadEntities`); the migration CLI needs none, migrations are plain SQL steps.
  */
 export function databaseOptions(url: string): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     synchronize: false,
     migrationsRun: false,

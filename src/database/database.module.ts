@@ -12,7 +12,7 @@ import { Transactions } from './transactions';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => databaseOptions(config.databaseUrl),
+      useFactory: (config: AppConfig) => ({ ...databaseOptions(config.databaseUrl), autoLoadEntities: true }),
       // Migrations run before the DataSource is handed to anyone, so no provider sees an old schema.
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

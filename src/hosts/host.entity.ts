@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { OwnedResource } from '../common/owned-resource.entity';
+import { OwnedResource } from '../resources/owned-resource.entity';
 
 /**
  * A managed machine, as AWX's `main_host`. `inventory` is kept as the number the client sent: this

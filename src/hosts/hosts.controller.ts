@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { OwnedResourceController } from '../common/owned-resource.controller';
+import { OwnedResourceController } from '../resources/owned-resource.controller';
 import { Host } from './host.entity';
 import { HostsService } from './hosts.service';
 

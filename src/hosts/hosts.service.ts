@@ -3,9 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { rules } from '../common/fields';
-import { OwnedRecords } from '../common/owned-records';
-import { OwnedResourceDefinition, OwnedResourceService } from '../common/owned-resource.service';
-import { NAME_FIELDS, variablesRule } from '../common/resource-fields';
+import { OwnedRecords } from '../resources/owned-records';
+import { OwnedResourceDefinition, OwnedResourceService } from '../resources/owned-resource.service';
+import { NAME_FIELDS, variablesRule } from '../resources/resource-fields';
 import { Host } from './host.entity';
 import { serializeHost } from './host.serializer';
 

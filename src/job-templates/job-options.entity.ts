@@ -1,5 +1,5 @@
 import { Column } from 'typeorm';
-import { OwnedResource } from '../common/owned-resource.entity';
+import { OwnedResource } from '../resources/owned-resource.entity';
 
 /**
  * The fields a job template and its jobs share (AWX's abstract `JobOptions` model): launching copies

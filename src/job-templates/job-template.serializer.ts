@@ -1,6 +1,6 @@
-import { canChange } from '../common/ownership';
+import { canChange } from '../resources/ownership';
 import type { Principal } from '../common/principal';
-import { resourceFields } from '../common/resource-view';
+import { resourceFields } from '../resources/resource-view';
 import type { JobOptions } from './job-options.entity';
 import type { JobTemplate } from './job-template.entity';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply as Response } from 'fastify';
 import { IdPipe } from '../common/id.pipe';
-import { OwnedResourceController } from '../common/owned-resource.controller';
+import { OwnedResourceController } from '../resources/owned-resource.controller';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { JobTemplate } from './job-template.entity';
 import { JobTemplatesService } from './job-templates.service';

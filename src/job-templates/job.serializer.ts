@@ -1,5 +1,5 @@
 import type { Principal } from '../common/principal';
-import { resourceFields } from '../common/resource-view';
+import { resourceFields } from '../resources/resource-view';
 import type { Job } from './job.entity';
 import { jobOptionFields } from './job-template.serializer';
 

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { parseBody, rules } from '../common/fields';
-import { OwnedRecords } from '../common/owned-records';
+import { OwnedRecords } from '../resources/owned-records';
 import type { Page } from '../common/pagination';
 import type { Principal } from '../common/principal';
 import { JobTemplate } from './job-template.entity';

@@ -1,8 +1,9 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { Account } from '../common/principal';
 
 /** A person who can log in. `password` holds a KDF hash, or an unusable marker starting with "!". */
 @Entity({ name: 'auth_user' })
-export class User {
+export class User implements Account {
   @PrimaryGeneratedColumn()
   id: number;
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'automation-manage.js');
 
 export interface ServiceProcess {
   url: string;

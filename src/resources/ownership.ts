@@ -1,6 +1,6 @@
 import type { User } from '../users/user.entity';
-import { NotFound, PermissionDenied } from './errors';
-import type { Principal } from './principal';
+import { NotFound, PermissionDenied } from '../common/errors';
+import type { Principal } from '../common/principal';
 
 /**
  * Who may see and change the objects users create (hosts, credentials, job templates, jobs), in one

@@ -1,4 +1,4 @@
-import { FieldInvalid, FieldRule, rules, Schema } from './fields';
+import { FieldInvalid, FieldRule, rules, Schema } from '../common/fields';
 
 /** Longest text kept in a `text` column on MySQL (64 KiB) even when every character takes 4 bytes. */
 export const TEXT_MAX = 16000;

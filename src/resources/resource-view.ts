@@ -1,7 +1,7 @@
 import type { User } from '../users/user.entity';
 import type { OwnedResource } from './owned-resource.entity';
 import { canChange } from './ownership';
-import type { Principal } from './principal';
+import type { Principal } from '../common/principal';
 
 /** AWX's summary of a related user: enough to show a name without another request. */
 export function userSummary(user: User | null | undefined): Record<string, unknown> | undefined {

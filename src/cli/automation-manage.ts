@@ -7,7 +7,7 @@ import { JsonLogger } from '../common/json-logger';
 import { CliModule } from './cli.module';
 import { CommandError } from './command-error';
 
-/** `npm run manage -- <command> [flags]`: exit 0 on success, one line and exit 1 on failure. */
+/** `automation-manage <command> [flags]` (`npm run manage -- …`): exit 0 on success, one line and exit 1 on failure. The file is named after the bin, so the help and errors say `automation-manage`. */
 function report(err: Error): void {
   const known = err instanceof CommandError || err instanceof ConfigError || err instanceof DomainError;
   process.stderr.write(`Error: ${known ? err.message : `unexpected failure: ${err.message}`}\n`);
@@ -16,7 +16,7 @@ function report(err: Error): void {
 
 CommandFactory.run(CliModule, {
   logger: new JsonLogger('warn'),
-  cliName: 'manage',
+  cliName: 'automation-manage',
   serviceErrorHandler: report,
   errorHandler: (err: Error & { exitCode?: number; code?: string }) => {
     // commander has already printed its own one-line message (unknown option, missing argument...)

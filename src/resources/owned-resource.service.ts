@@ -1,8 +1,8 @@
-import { parseBody, Schema } from './fields';
+import { parseBody, Schema } from '../common/fields';
 import type { OwnedRecords, RowValues } from './owned-records';
 import type { OwnedResource } from './owned-resource.entity';
-import type { Page } from './pagination';
-import type { Principal } from './principal';
+import type { Page } from '../common/pagination';
+import type { Principal } from '../common/principal';
 
 /** What one kind of user-owned object is: its path, body rules, columns and API form. */
 export interface OwnedResourceDefinition<T extends OwnedResource> {

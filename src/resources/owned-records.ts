@@ -1,12 +1,12 @@
 import type { FindOptionsOrder, FindOptionsRelations, FindOptionsWhere, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isForeignKeyViolation } from '../database/errors';
-import { Clock } from './clock';
-import { NotFound } from './errors';
+import { Clock } from '../common/clock';
+import { NotFound } from '../common/errors';
 import type { OwnedResource } from './owned-resource.entity';
 import { assertCanChange, canRead, ownerFilter } from './ownership';
-import { Page, pageOf, pageRequest } from './pagination';
-import type { Principal } from './principal';
+import { Page, pageOf, pageRequest } from '../common/pagination';
+import type { Principal } from '../common/principal';
 
 export type RowValues<T> = QueryDeepPartialEntity<T>;
 

@@ -1,8 +1,8 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { IdPipe } from './id.pipe';
+import { IdPipe } from '../common/id.pipe';
 import type { OwnedResource } from './owned-resource.entity';
 import type { OwnedResourceService } from './owned-resource.service';
-import { CurrentPrincipal, Principal } from './principal';
+import { CurrentPrincipal, Principal } from '../common/principal';
 
 /**
  * The AWX list/detail routes of an owned resource; a subclass adds `@Controller('api/v2/<path>')`
