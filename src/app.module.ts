@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiModule } from './api/api.module';
+import { BackgroundWork } from './background-work';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
@@ -20,5 +21,6 @@ import { UsersModule } from './users/users.module';
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, SsoModule,
     ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule,
   ],
+  providers: [BackgroundWork],
 })
 export class AppModule {}

@@ -55,6 +55,20 @@ export class AuthMetrics {
     registers: [this.registry],
   });
 
+  readonly backgroundRuns = new Counter({
+    name: 'svc_background_runs_total',
+    help: 'Passes of the background loops (src/background-work.ts), by loop and outcome',
+    labelNames: ['loop', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly backgroundLoopPeriod = new Gauge({
+    name: 'svc_background_loop_period_seconds',
+    help: 'The period of each declared background loop',
+    labelNames: ['loop'] as const,
+    registers: [this.registry],
+  });
+
   readonly requestDuration = new Histogram({
     name: 'svc_http_request_duration_seconds',
     help: 'HTTP request latency',

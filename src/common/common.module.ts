@@ -3,11 +3,12 @@ import { AuthMetrics } from './auth-metrics';
 import { Authenticator } from './authenticator';
 import { Clock, SystemClock } from './clock';
 import { LoginProviders } from './login-providers';
+import { Scheduler } from './scheduler';
 
 /** What every module uses: the clock, and the registries feature modules fill at start-up, so dependencies keep pointing one way. */
 @Global()
 @Module({
-  providers: [{ provide: Clock, useClass: SystemClock }, Authenticator, LoginProviders, AuthMetrics],
-  exports: [Clock, Authenticator, LoginProviders, AuthMetrics],
+  providers: [{ provide: Clock, useClass: SystemClock }, Authenticator, LoginProviders, AuthMetrics, Scheduler],
+  exports: [Clock, Authenticator, LoginProviders, AuthMetrics, Scheduler],
 })
 export class CommonModule {}

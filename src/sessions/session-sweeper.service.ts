@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, IsNull } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -6,7 +6,8 @@ import { Session } from './session.entity';
 
 const BATCH = 500;
 const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
-const INTERVAL_MS = 60 * 1000;
+/** How often the background loop sweeps (src/background-work.ts). */
+export const SESSION_SWEEP_MS = 60 * 1000;
 
 export interface SweepResult {
   expired: number;
@@ -18,25 +19,14 @@ export interface SweepResult {
  * ended sessions only once they have kept their reason for 24 hours (SPEC §3).
  */
 @Injectable()
-export class SessionSweeper implements OnModuleInit, OnModuleDestroy {
+export class SessionSweeper {
   private readonly logger = new Logger('sessions');
-  private timer?: NodeJS.Timeout;
   private running = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
   ) {}
-
-  onModuleInit(): void {
-    if (process.env.SESSION_SWEEP === 'off') return;
-    this.timer = setInterval(() => void this.sweepOnce(), INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
 
   /** One pass of at most a few batches, so a busy node is never stalled. */
   async sweepOnce(maxBatches = 4): Promise<SweepResult> {

@@ -39,7 +39,6 @@ interface Watch {
 export class SessionWatcher implements OnModuleDestroy {
   private readonly logger = new Logger('sessions');
   private readonly watches = new Set<Watch>();
-  private timer?: NodeJS.Timeout;
   private ticking = false;
 
   constructor(
@@ -52,10 +51,6 @@ export class SessionWatcher implements OnModuleDestroy {
   watch(session: Session, user: Account, listener: (change: SessionChange) => void): () => void {
     const entry: Watch = { sessionId: session.id, user, lastExpires: session.expires.getTime(), listener };
     this.watches.add(entry);
-    if (!this.timer) {
-      this.timer = setInterval(() => void this.tick(), WATCH_INTERVAL_MS);
-      this.timer.unref();
-    }
     return () => this.unwatch(entry);
   }
 
@@ -72,14 +67,10 @@ export class SessionWatcher implements OnModuleDestroy {
 
   private unwatch(entry: Watch): void {
     this.watches.delete(entry);
-    if (!this.watches.size && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
   }
 
-  /** One read of every watched session, then a verdict per page. */
-  private async tick(): Promise<void> {
+  /** One read of every watched session, then a verdict per page (a background loop, src/background-work.ts). */
+  async tick(): Promise<void> {
     if (this.ticking || !this.watches.size) return;
     this.ticking = true;
     try {

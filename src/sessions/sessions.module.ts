@@ -20,7 +20,7 @@ import { SessionsService } from './sessions.service';
   imports: [TypeOrmModule.forFeature([Session]), UsersModule, SettingsModule],
   controllers: [SessionsController, SessionEventsController],
   providers: [SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
-  exports: [SessionsService, SessionCookies, SessionSweeper, CsrfService, SessionLogin],
+  exports: [SessionsService, SessionCookies, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
 })
 export class SessionsModule implements OnModuleInit, NestModule {
   constructor(

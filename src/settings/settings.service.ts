@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { APP_CONFIG, AppConfig, ConfigError } from '../config/app-config';
@@ -21,13 +21,12 @@ export type CategoryCheck = (next: Record<string, unknown>) => Record<string, st
  * after a local write.
  */
 @Injectable()
-export class SettingsService implements OnModuleInit, OnModuleDestroy {
+export class SettingsService implements OnModuleInit {
   private readonly logger = new Logger('settings');
   private readonly definitions = new Map<string, SettingDefinition>();
   private readonly envDefaults = new Map<string, unknown>();
   private readonly checks = new Map<string, CategoryCheck[]>();
   private stored = new Map<string, unknown>();
-  private timer?: NodeJS.Timeout;
   private readonly box: SecretBox;
 
   constructor(
@@ -71,12 +70,6 @@ export class SettingsService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     await this.reload();
-    this.timer = setInterval(() => this.reload().catch((e) => this.logger.warn({ event: 'settings_reload_failed', error: String(e?.message ?? e) })), SETTINGS_REFRESH_MS);
-    this.timer.unref();
-  }
-
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 
   async reload(): Promise<void> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -7,7 +7,8 @@ import { SecretBox } from '../common/secret-box';
 import { isUniqueViolation } from '../database/errors';
 import { SsoState } from './sso-state.entity';
 
-const SWEEP_INTERVAL_MS = 60 * 1000;
+/** How often expired entries are swept (src/background-work.ts). */
+export const SSO_STATE_SWEEP_MS = 60 * 1000;
 
 export interface StoredState<T> {
   provider: string;
@@ -20,10 +21,8 @@ export interface StoredState<T> {
  * concurrency: only the caller whose DELETE removed the row gets it.
  */
 @Injectable()
-export class SsoStateService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('sso');
+export class SsoStateService {
   private readonly box: SecretBox;
-  private timer?: NodeJS.Timeout;
 
   constructor(
     @InjectRepository(SsoState) private readonly states: Repository<SsoState>,
@@ -31,17 +30,6 @@ export class SsoStateService implements OnModuleInit, OnModuleDestroy {
     private readonly clock: Clock,
   ) {
     this.box = new SecretBox(config.secretKey);
-  }
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((e) => this.logger.warn({ event: 'sso_state_sweep_failed', error: String(e?.message ?? e) }));
-    }, SWEEP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 
   /** Keyed digest of a browser-held handle: the database never holds the handle itself. */

@@ -28,6 +28,7 @@ import { SsoController } from './sso.controller';
   imports: [TypeOrmModule.forFeature([SocialAuth, SsoState]), UsersModule, SessionsModule, SettingsModule],
   controllers: [SsoController],
   providers: [SsoPassport, SsoStateService, OidcProviders, SamlProviders, SsoMethods, SsoUsers],
+  exports: [SsoStateService],
 })
 export class SsoModule implements OnModuleInit {
   constructor(

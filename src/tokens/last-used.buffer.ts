@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -10,31 +10,19 @@ const BATCH = 500;
 
 /**
  * `last_used` without a database write per request (SPEC §12; AWX #4694 saw row locks from
- * exactly that write). Each bearer request stamps the token here in memory; a timer writes every
- * pending stamp in one UPDATE, and a last flush runs at shutdown. Reads on this node see the
+ * exactly that write). Each bearer request stamps the token here in memory; a background loop
+ * (src/background-work.ts) writes every pending stamp in one UPDATE, and a last flush runs at shutdown. Reads on this node see the
  * pending value at once; other nodes see it after the next flush.
  */
 @Injectable()
-export class LastUsedBuffer implements OnModuleInit, OnModuleDestroy {
+export class LastUsedBuffer {
   private readonly logger = new Logger('tokens');
   private pending = new Map<number, Date>();
-  private timer?: NodeJS.Timeout;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
   ) {}
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
-    this.timer.unref();
-  }
-
-  /** Runs before the DataSource closes (Nest destroys modules before the shutdown hooks). */
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.flush();
-  }
 
   touch(tokenId: number): void {
     this.pending.set(tokenId, this.clock.now());

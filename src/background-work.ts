@@ -1,0 +1,34 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Scheduler } from './common/scheduler';
+import { SESSION_SWEEP_MS, SessionSweeper } from './sessions/session-sweeper.service';
+import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.service';
+import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
+import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
+import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
+
+/**
+ * Every background loop of a service node, in one place (the CLI runs none). Each is named, has its
+ * period, shows in the metrics, never overlaps itself, and stops on shutdown before the last flush
+ * (see common/scheduler.ts). Two loops exist only to notice what another node changed: the settings
+ * refresh and the session watch; docs/decisions.md says why polling is the right trade for them.
+ */
+@Injectable()
+export class BackgroundWork implements OnApplicationBootstrap {
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly settings: SettingsService,
+    private readonly sessionSweeper: SessionSweeper,
+    private readonly sessionWatcher: SessionWatcher,
+    private readonly lastUsed: LastUsedBuffer,
+    private readonly ssoState: SsoStateService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const s = this.scheduler;
+    s.every('settings-refresh', SETTINGS_REFRESH_MS, () => this.settings.reload());
+    s.every('session-watch', WATCH_INTERVAL_MS, () => this.sessionWatcher.tick());
+    s.every('last-used-flush', LAST_USED_FLUSH_MS, () => this.lastUsed.flush(), { final: () => this.lastUsed.flush() });
+    if (process.env.SESSION_SWEEP !== 'off') s.every('session-sweep', SESSION_SWEEP_MS, () => this.sessionSweeper.sweepOnce());
+    s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
+  }
+}
