@@ -82,7 +82,8 @@ function stop(child: ChildProcess): Promise<void> {
 
 function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+    // A fresh connection each time: a kept-alive socket may have been closed by the server during a measurement.
+    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));

@@ -16,7 +16,7 @@ const RESOURCES = [
   {
     path: '/api/v2/job_templates/',
     type: 'job_template',
-    extra: ['job_type', 'inventory', 'project', 'playbook', 'limit', 'extra_vars', 'ask_limit_on_launch'],
+    extra: ['job_type', 'inventory', 'project', 'playbook', 'limit', 'extra_vars', 'ask_limit_on_launch', 'ask_variables_on_launch', 'ask_inventory_on_launch', 'ask_credential_on_launch', 'ask_job_type_on_launch', 'ask_tags_on_launch', 'ask_skip_tags_on_launch', 'ask_diff_mode_on_launch', 'ask_verbosity_on_launch', 'ask_scm_branch_on_launch', 'survey_enabled'],
   },
 ];
 const COMMON = ['id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'name', 'description'];

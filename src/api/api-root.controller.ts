@@ -49,6 +49,6 @@ export class ApiRootController {
   @Public()
   @Get('v2/ping')
   ping() {
-    return { ha: false, version: process.env.npm_package_version ?? '0.1.0', active_node: this.config.nodeName };
+    return { ha: false, version: this.config.productVersion, active_node: this.config.nodeName };
   }
 }

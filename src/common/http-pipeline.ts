@@ -32,6 +32,7 @@ export function requestHeaders(config: AppConfig) {
     ['Access-Control-Expose-Headers', 'X-API-Request-Id'],
     ['X-API-Node', config.nodeName],
     ['X-API-Product-Name', config.productName],
+    ['X-API-Product-Version', config.productVersion],
     ['Content-Language', 'en'],
     ['Vary', 'Cookie, Accept-Language, Origin'],
   ];

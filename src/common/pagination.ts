@@ -26,10 +26,21 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-export function pageOf<T>(path: string, req: PageRequest, count: number, results: T[]): Page<T> {
+/**
+ * One page of a list. `next` and `previous` keep every query parameter but `page` (SPEC §19), so a
+ * client paging through a filtered list stays in it.
+ */
+export function pageOf<T>(path: string, req: PageRequest, count: number, results: T[], query: Record<string, unknown> = {}): Page<T> {
   const lastPage = Math.max(1, Math.ceil(count / req.pageSize));
   if (req.page > lastPage) throw new NotFound('Invalid page.');
-  const link = (page: number) => `${path}?page=${page}${req.pageSize !== 25 ? `&page_size=${req.pageSize}` : ''}`;
+  const kept = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (key === 'page' || key === 'page_size') continue;
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) kept.append(key, String(v));
+  }
+  if (req.pageSize !== 25) kept.append('page_size', String(req.pageSize));
+  const rest = kept.toString();
+  const link = (page: number) => `${path}?page=${page}${rest ? `&${rest}` : ''}`;
   return {
     count,
     next: req.page < lastPage ? link(req.page + 1) : null,

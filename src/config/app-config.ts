@@ -20,6 +20,8 @@ export interface AppConfig {
   adminPassword?: string;
   nodeName: string;
   productName: string;
+  /** The service's semantic version (package.json), sent as X-API-Product-Version. */
+  productVersion: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -95,5 +97,19 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminPassword: env.ADMIN_PASSWORD || undefined,
     nodeName: env.CLUSTER_HOST_ID || env.HOSTNAME || 'localhost',
     productName: 'Automation Service',
+    productVersion: packageVersion(),
   };
+}
+
+/** The version in the project's package.json, found from wherever the code runs (src or dist). */
+function packageVersion(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'automation-service' && pkg.version) return pkg.version;
+    } catch {
+      /* not here: one level up */
+    }
+    if (dirname(dir) === dir) return '0.0.0';
+  }
 }

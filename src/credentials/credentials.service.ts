@@ -1,3 +1,4 @@
+import { ownedResourceList } from '../resources/resource-lists';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -36,6 +37,7 @@ function credentialDefinition(box: SecretBox): OwnedResourceDefinition<Credentia
 @Injectable()
 export class CredentialsService extends OwnedResourceService<Credential> {
   constructor(@InjectRepository(Credential) repository: Repository<Credential>, clock: Clock, @Inject(APP_CONFIG) config: AppConfig) {
-    super(new OwnedRecords(repository, clock), credentialDefinition(new SecretBox(config.secretKey)));
+    const list = ownedResourceList({ credential_type: { property: 'credentialType', type: 'string' }, inputs: 'secret' });
+    super(new OwnedRecords(repository, clock, list), credentialDefinition(new SecretBox(config.secretKey)));
   }
 }

@@ -1,3 +1,4 @@
+import { ownedResourceList } from '../resources/resource-lists';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -34,6 +35,14 @@ export const HOST_DEFINITION: OwnedResourceDefinition<Host> = {
 @Injectable()
 export class HostsService extends OwnedResourceService<Host> {
   constructor(@InjectRepository(Host) repository: Repository<Host>, clock: Clock) {
-    super(new OwnedRecords(repository, clock), HOST_DEFINITION);
+    super(
+      new OwnedRecords(repository, clock, ownedResourceList({
+        inventory: { property: 'inventoryId', type: 'fk' },
+        enabled: { property: 'enabled', type: 'bool' },
+        instance_id: { property: 'instanceId', type: 'string' },
+        variables: { property: 'variables', type: 'string' },
+      })),
+      HOST_DEFINITION,
+    );
   }
 }

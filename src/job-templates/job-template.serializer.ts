@@ -28,21 +28,33 @@ export function serializeJobTemplate(template: JobTemplate, principal: Principal
       capabilities: { start: canChange(principal, template.createdById) },
     }),
     ...jobOptionFields(template),
-    ask_limit_on_launch: template.askLimitOnLaunch,
+    ...launchPrompts(template),
   };
 }
 
-/** `GET .../launch/`: what launching needs. Nothing is ever required here: no surveys, passwords or prompts but the limit. */
+/** AWX's prompt-on-launch switches and survey flag (SPEC §19). */
+export function launchPrompts(template: JobTemplate): Record<string, boolean> {
+  return {
+    ask_limit_on_launch: template.askLimitOnLaunch,
+    ask_variables_on_launch: template.askVariablesOnLaunch,
+    ask_inventory_on_launch: template.askInventoryOnLaunch,
+    ask_credential_on_launch: template.askCredentialOnLaunch,
+    ask_job_type_on_launch: template.askJobTypeOnLaunch,
+    ask_tags_on_launch: template.askTagsOnLaunch,
+    ask_skip_tags_on_launch: template.askSkipTagsOnLaunch,
+    ask_diff_mode_on_launch: template.askDiffModeOnLaunch,
+    ask_verbosity_on_launch: template.askVerbosityOnLaunch,
+    ask_scm_branch_on_launch: template.askScmBranchOnLaunch,
+    survey_enabled: template.surveyEnabled,
+  };
+}
+
+/** `GET .../launch/`: what launching needs. Nothing is ever required here: no surveys or passwords; the prompts say what may be sent. */
 export function launchRequirements(template: JobTemplate): Record<string, unknown> {
   return {
     can_start_without_user_input: true,
     passwords_needed_to_start: [],
-    ask_limit_on_launch: template.askLimitOnLaunch,
-    ask_variables_on_launch: false,
-    ask_inventory_on_launch: false,
-    ask_credential_on_launch: false,
-    ask_job_type_on_launch: false,
-    survey_enabled: false,
+    ...launchPrompts(template),
     variables_needed_to_start: [],
     credential_needed_to_start: false,
     inventory_needed_to_start: false,

@@ -7,6 +7,7 @@ import { OwnedRecords } from '../resources/owned-records';
 import { OwnedResourceDefinition, OwnedResourceService } from '../resources/owned-resource.service';
 import { NAME_FIELDS, variablesRule } from '../resources/resource-fields';
 import { JobTemplate } from './job-template.entity';
+import { JOB_TEMPLATE_LIST } from './job-lists';
 import { serializeJobTemplate } from './job-template.serializer';
 
 /** A host pattern (`web*:&prod`); AWX keeps it as text, this is room for a long one. */
@@ -14,7 +15,8 @@ export const LIMIT_MAX = 8192;
 
 /**
  * A job template needs only a name (SPEC §10). `ask_limit_on_launch` defaults to true, unlike AWX,
- * because the seed's launch example passes a `limit` and expects it to apply.
+ * because the seed's launch example passes a `limit` and expects it to apply; every other launch
+ * prompt defaults to false (SPEC §19).
  */
 export const JOB_TEMPLATE_DEFINITION: OwnedResourceDefinition<JobTemplate> = {
   path: '/api/v2/job_templates/',
@@ -27,6 +29,16 @@ export const JOB_TEMPLATE_DEFINITION: OwnedResourceDefinition<JobTemplate> = {
     limit: { rule: rules.string({ max: LIMIT_MAX, blank: true }) },
     extra_vars: { rule: variablesRule() },
     ask_limit_on_launch: { rule: rules.bool() },
+    ask_variables_on_launch: { rule: rules.bool() },
+    ask_inventory_on_launch: { rule: rules.bool() },
+    ask_credential_on_launch: { rule: rules.bool() },
+    ask_job_type_on_launch: { rule: rules.bool() },
+    ask_tags_on_launch: { rule: rules.bool() },
+    ask_skip_tags_on_launch: { rule: rules.bool() },
+    ask_diff_mode_on_launch: { rule: rules.bool() },
+    ask_verbosity_on_launch: { rule: rules.bool() },
+    ask_scm_branch_on_launch: { rule: rules.bool() },
+    survey_enabled: { rule: rules.bool() },
   },
   columns: {
     name: 'name',
@@ -38,9 +50,20 @@ export const JOB_TEMPLATE_DEFINITION: OwnedResourceDefinition<JobTemplate> = {
     limit: 'limit',
     extra_vars: 'extraVars',
     ask_limit_on_launch: 'askLimitOnLaunch',
+    ask_variables_on_launch: 'askVariablesOnLaunch',
+    ask_inventory_on_launch: 'askInventoryOnLaunch',
+    ask_credential_on_launch: 'askCredentialOnLaunch',
+    ask_job_type_on_launch: 'askJobTypeOnLaunch',
+    ask_tags_on_launch: 'askTagsOnLaunch',
+    ask_skip_tags_on_launch: 'askSkipTagsOnLaunch',
+    ask_diff_mode_on_launch: 'askDiffModeOnLaunch',
+    ask_verbosity_on_launch: 'askVerbosityOnLaunch',
+    ask_scm_branch_on_launch: 'askScmBranchOnLaunch',
+    survey_enabled: 'surveyEnabled',
   },
   defaults: {
     description: '', jobType: 'run', inventoryId: null, projectId: null, playbook: '', limit: '', extraVars: '', askLimitOnLaunch: true,
+    askVariablesOnLaunch: false, askInventoryOnLaunch: false, askCredentialOnLaunch: false, askJobTypeOnLaunch: false, askTagsOnLaunch: false, askSkipTagsOnLaunch: false, askDiffModeOnLaunch: false, askVerbosityOnLaunch: false, askScmBranchOnLaunch: false, surveyEnabled: false,
   },
   view: serializeJobTemplate,
 };
@@ -48,6 +71,6 @@ export const JOB_TEMPLATE_DEFINITION: OwnedResourceDefinition<JobTemplate> = {
 @Injectable()
 export class JobTemplatesService extends OwnedResourceService<JobTemplate> {
   constructor(@InjectRepository(JobTemplate) repository: Repository<JobTemplate>, clock: Clock) {
-    super(new OwnedRecords(repository, clock), JOB_TEMPLATE_DEFINITION);
+    super(new OwnedRecords(repository, clock, JOB_TEMPLATE_LIST), JOB_TEMPLATE_DEFINITION);
   }
 }

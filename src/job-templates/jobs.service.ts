@@ -2,8 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
+import { FieldErrors } from '../common/errors';
 import { parseBody, rules } from '../common/fields';
+import { variablesRule } from '../resources/resource-fields';
 import { OwnedRecords } from '../resources/owned-records';
+import { JOB_LIST, JOB_TEMPLATE_LIST } from './job-lists';
 import type { Page } from '../common/pagination';
 import type { Principal } from '../common/principal';
 import { JobTemplate } from './job-template.entity';
@@ -12,7 +15,7 @@ import { LIMIT_MAX } from './job-templates.service';
 import { Job } from './job.entity';
 import { serializeJob } from './job.serializer';
 
-const LAUNCH_SCHEMA = { limit: { rule: rules.string({ max: LIMIT_MAX, blank: true }) } };
+const LAUNCH_SCHEMA = { limit: { rule: rules.string({ max: LIMIT_MAX, blank: true }) }, extra_vars: { rule: variablesRule() } };
 
 /**
  * Launching records a job and nothing more: no automation runs in this service (SPEC §10). The job's
@@ -29,8 +32,8 @@ export class JobsService {
     @InjectRepository(JobTemplate) templates: Repository<JobTemplate>,
     clock: Clock,
   ) {
-    this.jobs = new OwnedRecords(jobs, clock, ['jobTemplate']);
-    this.templates = new OwnedRecords(templates, clock);
+    this.jobs = new OwnedRecords(jobs, clock, JOB_LIST, ['jobTemplate']);
+    this.templates = new OwnedRecords(templates, clock, JOB_TEMPLATE_LIST);
   }
 
   list(principal: Principal, query: Record<string, unknown>): Promise<Page<object>> {
@@ -52,7 +55,11 @@ export class JobsService {
    */
   async launch(principal: Principal, templateId: number, body: unknown): Promise<Record<string, unknown>> {
     const template = await this.templates.changeable(principal, templateId);
-    const input = parseBody<{ limit: string }>(body, LAUNCH_SCHEMA);
+    const input = parseBody<{ limit: string; extra_vars: string }>(body, LAUNCH_SCHEMA);
+    if (input.extra_vars !== undefined && !template.askVariablesOnLaunch) {
+      // AWX's answer; nothing is recorded.
+      throw FieldErrors.of('extra_vars', 'Variables are not allowed on launch. Check the Prompt on Launch setting on the Job Template to include the Extra Variables.');
+    }
     const ignored: Record<string, unknown> = {};
     let limit = template.limit;
     if (input.limit !== undefined && template.askLimitOnLaunch) limit = input.limit;
@@ -66,11 +73,28 @@ export class JobsService {
       projectId: template.projectId,
       playbook: template.playbook,
       limit,
-      extraVars: template.extraVars,
+      extraVars: input.extra_vars === undefined ? template.extraVars : mergeVariables(template.extraVars, input.extra_vars),
       launchType: 'manual',
       status: 'pending',
     });
     this.logger.log({ event: 'job_launched', job_id: job.id, job_template_id: template.id, user_id: principal.user.id });
     return { ...serializeJob(job, principal), ignored_fields: ignored };
   }
+}
+
+/**
+ * The variables a job runs with: the template's, overridden key by key by those given at launch when
+ * both are JSON objects (as AWX merges them); otherwise the launch's text (YAML) replaces the template's.
+ */
+function mergeVariables(template: string, launch: string): string {
+  const parse = (text: string): Record<string, unknown> | null => {
+    try {
+      const value = JSON.parse(text || '{}');
+      return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+    } catch {
+      return null;
+    }
+  };
+  const [base, given] = [parse(template), parse(launch)];
+  return base && given ? JSON.stringify({ ...base, ...given }) : launch;
 }

@@ -1,11 +1,12 @@
-import type { FindOptionsOrder, FindOptionsRelations, FindOptionsWhere, Repository } from 'typeorm';
+import type { FindOptionsRelations, FindOptionsWhere, Repository } from 'typeorm';
+import { ListSpec, queryPage } from '../common/list-query';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isForeignKeyViolation } from '../database/errors';
 import { Clock } from '../common/clock';
 import { NotFound } from '../common/errors';
 import type { OwnedResource } from './owned-resource.entity';
 import { assertCanChange, canRead, ownerFilter } from './ownership';
-import { Page, pageOf, pageRequest } from '../common/pagination';
+import type { Page } from '../common/pagination';
 import type { Principal } from '../common/principal';
 
 export type RowValues<T> = QueryDeepPartialEntity<T>;
@@ -18,27 +19,26 @@ export type RowValues<T> = QueryDeepPartialEntity<T>;
 export class OwnedRecords<T extends OwnedResource> {
   private readonly relations: FindOptionsRelations<T>;
 
+  private readonly relationNames: string[];
+
   constructor(
     private readonly repository: Repository<T>,
     private readonly clock: Clock,
+    /** What the list may be filtered and ordered on (AWX's query language, SPEC §19). */
+    private readonly list: ListSpec,
     relations: string[] = [],
   ) {
-    const names = ['createdBy', 'modifiedBy', ...relations];
-    this.relations = Object.fromEntries(names.map((name) => [name, true])) as FindOptionsRelations<T>;
+    this.relationNames = ['createdBy', 'modifiedBy', ...relations];
+    this.relations = Object.fromEntries(this.relationNames.map((name) => [name, true])) as FindOptionsRelations<T>;
   }
 
-  /** A page of the objects the caller may see, oldest first, each turned into its API form. */
+  /** A page of the objects the caller may see (filtered as the query asks, oldest first), each turned into its API form. */
   async page(principal: Principal, query: Record<string, unknown>, path: string, view: (row: T) => object): Promise<Page<object>> {
-    const request = pageRequest(query);
     const owner = ownerFilter(principal);
-    const [rows, count] = await this.repository.findAndCount({
-      where: (owner === undefined ? {} : { createdById: owner }) as FindOptionsWhere<T>,
-      order: { id: 'ASC' } as FindOptionsOrder<T>,
-      skip: request.offset,
-      take: request.pageSize,
-      relations: this.relations,
-    });
-    return pageOf(path, request, count, rows.map(view));
+    const qb = this.repository.createQueryBuilder('r');
+    for (const name of this.relationNames) qb.leftJoinAndSelect(`r.${name}`, `r_${name}`);
+    if (owner !== undefined) qb.where('r.createdById = :owner', { owner });
+    return queryPage(qb, this.list, query, path, (rows) => rows.map(view));
   }
 
   find(id: number): Promise<T | null> {

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { NotFound, PermissionDenied } from '../common/errors';
 import { IdPipe } from '../common/id.pipe';
-import { pageOf, pageRequest } from '../common/pagination';
+import { ListSpec, queryPage } from '../common/list-query';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { UsersService } from '../users/users.service';
 import { Session } from './session.entity';
@@ -20,6 +20,22 @@ function serializeSession(session: Session, principal: Principal): Record<string
   };
 }
 
+/** What the sessions lists may be filtered and ordered on; the cookie value (only its hash is stored) never. */
+const SESSION_LIST: ListSpec = {
+  fields: {
+    id: { property: 'id', type: 'int' },
+    created: { property: 'created', type: 'datetime' },
+    last_seen: { property: 'lastSeen', type: 'datetime' },
+    expires: { property: 'expires', type: 'datetime' },
+    ip_address: { property: 'ipAddress', type: 'string' },
+    user_agent: { property: 'userAgent', type: 'string' },
+    session_key: 'secret',
+    key_hash: 'secret',
+  },
+  search: ['user_agent', 'ip_address'],
+  defaultOrder: [['created', 'DESC'], ['id', 'DESC']],
+};
+
 /** One's own live sessions, and a superuser's view of anyone's (SPEC §3). Never the cookie value. */
 @Controller('api/v2')
 export class SessionsController {
@@ -36,8 +52,8 @@ export class SessionsController {
   @Delete('me/sessions/:id')
   @HttpCode(204)
   async endMine(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
-    const live = await this.sessions.listLive(principal.user.id);
-    if (!live.some((s) => s.id === id)) throw new NotFound();
+    // That one row, by id and owner: never the whole list.
+    if (!(await this.sessions.liveQuery(principal.user.id).andWhere('s.id = :id', { id }).getCount())) throw new NotFound();
     await this.sessions.end({ ids: [id], userId: principal.user.id }, 'ended_by_user');
   }
 
@@ -57,8 +73,6 @@ export class SessionsController {
   }
 
   private async page(principal: Principal, userId: number, query: Record<string, unknown>, path: string) {
-    const req = pageRequest(query);
-    const live = await this.sessions.listLive(userId);
-    return pageOf(path, req, live.length, live.slice(req.offset, req.offset + req.pageSize).map((s) => serializeSession(s, principal)));
+    return queryPage(this.sessions.liveQuery(userId), SESSION_LIST, query, path, (rows) => rows.map((s) => serializeSession(s, principal)));
   }
 }

@@ -93,7 +93,7 @@ export class SessionsService {
 
   /** Ends every live session of the group beyond the newest `limit` (by creation, ties by id). */
   private async endOverLimit(manager: EntityManager, column: 'userId' | 'ipAddress', value: number | string, limit: number, now: Date): Promise<Session[]> {
-    const live = await this.liveQuery(manager, now)
+    const live = await this.liveSessions(manager, now)
       .andWhere(`s.${column} = :value`, { value })
       .orderBy('s.created', 'DESC')
       .addOrderBy('s.id', 'DESC')
@@ -105,7 +105,7 @@ export class SessionsService {
     return surplus;
   }
 
-  private liveQuery(manager: EntityManager, now: Date) {
+  private liveSessions(manager: EntityManager, now: Date) {
     return manager
       .getRepository(Session)
       .createQueryBuilder('s')
@@ -180,15 +180,12 @@ export class SessionsService {
     return count;
   }
 
-  async listLive(userId: number): Promise<Session[]> {
-    return this.liveQuery(this.dataSource.manager, this.clock.now())
-      .andWhere('s.userId = :userId', { userId })
-      .orderBy('s.created', 'DESC')
-      .addOrderBy('s.id', 'DESC')
-      .getMany();
+  /** A user's live sessions, for a list (its filters and page come after). */
+  liveQuery(userId: number) {
+    return this.liveSessions(this.dataSource.manager, this.clock.now()).andWhere('s.userId = :userId', { userId });
   }
 
   async countLive(): Promise<number> {
-    return this.liveQuery(this.dataSource.manager, this.clock.now()).getCount();
+    return this.liveSessions(this.dataSource.manager, this.clock.now()).getCount();
   }
 }

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put } from '@nestjs/common';
-import { PermissionDenied } from '../common/errors';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query } from '@nestjs/common';
+import { BadRequest, PermissionDenied } from '../common/errors';
 import { CurrentPrincipal, Principal } from '../common/principal';
-import { SettingsService } from './settings.service';
+import { ALL_SETTINGS, SettingsService } from './settings.service';
 
 const CATEGORY_NAMES: Record<string, string> = {
+  all: 'All',
   authentication: 'Authentication',
   oidc: 'OpenID Connect',
   saml: 'SAML',
@@ -15,9 +16,12 @@ export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
   @Get()
-  list(@CurrentPrincipal() principal: Principal) {
+  list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     this.requireReader(principal);
-    const results = this.settings.categories().map((slug) => ({
+    // A handful of fixed categories, not a table: a filter here would be silently ignored, so it is refused.
+    const filters = Object.keys(query).filter((k) => !['page', 'page_size', 'format'].includes(k));
+    if (filters.length) throw new BadRequest(`The settings categories cannot be filtered (${filters.join(', ').slice(0, 100)}).`);
+    const results = [ALL_SETTINGS, ...this.settings.categories()].map((slug) => ({
       url: `/api/v2/settings/${slug}/`,
       slug,
       name: CATEGORY_NAMES[slug] ?? slug,

@@ -12,6 +12,9 @@ import { Setting } from './setting.entity';
 /** How often a node re-reads the settings table: changes made elsewhere show within a second. */
 export const SETTINGS_REFRESH_MS = 400;
 
+/** The slug of the pseudo-category holding every setting. */
+export const ALL_SETTINGS = 'all';
+
 /** Checks that span several keys of one category; return field errors or nothing. */
 export type CategoryCheck = (next: Record<string, unknown>) => Record<string, string[]> | undefined;
 
@@ -103,8 +106,9 @@ export class SettingsService implements OnModuleInit {
     return [...new Set([...this.definitions.values()].map((d) => d.category))];
   }
 
+  /** A category's definitions; `all` is every setting of every category (SPEC §19, `/api/v2/settings/all/`). */
   private categoryDefinitions(category: string): SettingDefinition[] {
-    const defs = [...this.definitions.values()].filter((d) => d.category === category);
+    const defs = [...this.definitions.values()].filter((d) => category === ALL_SETTINGS || d.category === category);
     if (!defs.length) throw new NotFound();
     return defs;
   }
@@ -139,7 +143,8 @@ export class SettingsService implements OnModuleInit {
     }
     const next: Record<string, unknown> = {};
     for (const key of defs.keys()) next[key] = changes.has(key) ? changes.get(key) : this.get(key);
-    for (const check of this.checks.get(category) ?? []) Object.assign(errors, check(next) ?? {});
+    const checks = category === ALL_SETTINGS ? [...this.checks.values()].flat() : (this.checks.get(category) ?? []);
+    for (const check of checks) Object.assign(errors, check(next) ?? {});
     if (Object.keys(errors).length) throw new FieldErrors(errors);
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {

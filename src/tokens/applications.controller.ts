@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { parseBody, rules, Schema } from '../common/fields';
 import { IdPipe } from '../common/id.pipe';
-import { pageOf, pageRequest } from '../common/pagination';
+import { queryPage } from '../common/list-query';
+import { APPLICATION_LIST } from './token-lists';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { Application } from './application.entity';
 import { canManageApplication, canSeeApplication, serializeApplication } from './application.serializer';
@@ -40,10 +41,10 @@ export class ApplicationsController {
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    const req = pageRequest(query);
     const where = principal.user.isSuperuser || principal.user.isSystemAuditor ? {} : { userId: principal.user.id };
-    const [rows, count] = await this.applications.page(where, req.offset, req.pageSize);
-    return pageOf('/api/v2/applications/', req, count, rows.map((a) => serializeApplication(a, principal.user)));
+    return queryPage(this.applications.listQuery(where), APPLICATION_LIST, query, '/api/v2/applications/', (rows) =>
+      rows.map((a) => serializeApplication(a, principal.user)),
+    );
   }
 
   @Post()

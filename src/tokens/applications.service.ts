@@ -74,8 +74,9 @@ export class ApplicationsService {
     return this.repo.findOne({ where: { clientId }, relations: { user: true } });
   }
 
-  page(where: FindOptionsWhere<Application>, offset: number, limit: number): Promise<[Application[], number]> {
-    return this.repo.findAndCount({ where, relations: { user: true }, order: { id: 'ASC' }, skip: offset, take: limit });
+  /** The applications a list shows, with their owner, before its filters and page. */
+  listQuery(where: FindOptionsWhere<Application>) {
+    return this.repo.createQueryBuilder('a').leftJoinAndSelect('a.user', 'q_a_user').where(where);
   }
 
   /** Client type and grant type are fixed at creation (AWX makes the grant type read-only too). */

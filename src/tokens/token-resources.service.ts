@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { FieldErrors } from '../common/errors';
 import { FieldInvalid, parseBody, rules, Schema } from '../common/fields';
-import { pageOf, pageRequest } from '../common/pagination';
+import { queryPage } from '../common/list-query';
+import { TOKEN_LIST } from './token-lists';
 import type { Principal } from '../common/principal';
 import type { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
@@ -74,10 +75,8 @@ export class TokenResources {
 
   /** A page of tokens; viewers who do not see everyone's tokens see only their own in any list. */
   async page(path: string, principal: Principal, where: FindOptionsWhere<AccessToken>, query: Record<string, unknown>) {
-    const req = pageRequest(query);
     const scoped = seesEveryToken(principal.user) ? where : { ...where, userId: principal.user.id };
-    const [rows, count] = await this.tokens.page(scoped, req.offset, req.pageSize);
-    return pageOf(path, req, count, await this.present(principal, rows));
+    return queryPage(this.tokens.listQuery(scoped), TOKEN_LIST, query, path, (rows) => this.present(principal, rows));
   }
 
   async present(principal: Principal, rows: AccessToken[]) {

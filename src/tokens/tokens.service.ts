@@ -124,14 +124,14 @@ export class TokensService {
     return this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
   }
 
-  page(where: FindOptionsWhere<AccessToken>, offset: number, limit: number): Promise<[AccessToken[], number]> {
-    return this.dataSource.getRepository(AccessToken).findAndCount({
-      where,
-      relations: { user: true, application: true },
-      order: { id: 'ASC' },
-      skip: offset,
-      take: limit,
-    });
+  /** The tokens a list shows, with their user and application, before its filters and page. */
+  listQuery(where: FindOptionsWhere<AccessToken>) {
+    return this.dataSource
+      .getRepository(AccessToken)
+      .createQueryBuilder('t')
+      .leftJoinAndSelect('t.user', 'q_t_user')
+      .leftJoinAndSelect('t.application', 'q_t_application')
+      .where(where);
   }
 
   /** Ids among `tokenIds` that still have a live refresh token (shown masked rather than null). */

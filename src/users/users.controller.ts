@@ -3,7 +3,8 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { NotFound, PermissionDenied } from '../common/errors';
 import { parseBody, rules, Schema } from '../common/fields';
 import { IdPipe } from '../common/id.pipe';
-import { pageOf, pageRequest } from '../common/pagination';
+import { queryPage } from '../common/list-query';
+import { USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
@@ -51,18 +52,18 @@ export class UsersController {
 
   @Get('users')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    const req = pageRequest(query);
     const onlyId = canSeeAllUsers(principal.user) ? undefined : principal.user.id;
-    const [rows, count] = await this.users.page(req.offset, req.pageSize, onlyId);
-    return pageOf('/api/v2/users/', req, count, await this.serialize(principal, rows));
+    return queryPage(this.users.listQuery(onlyId), USER_LIST, query, '/api/v2/users/', (rows) => this.serialize(principal, rows));
   }
 
-  /** `/api/v2/me/`: a paginated list of one, as AWX answers it. */
+  /** `/api/v2/me/`: a paginated list of one, as AWX answers it; filters apply to it like any list. */
   @Get('me')
-  async me(@CurrentPrincipal() principal: Principal) {
-    // The user row was read by this very request's authentication: no second read.
-    const user = principal.user;
-    return { count: 1, next: null, previous: null, results: [await this.serializeOne(principal, user)] };
+  async me(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    if (Object.keys(query).length) {
+      return queryPage(this.users.listQuery(principal.user.id), USER_LIST, query, '/api/v2/me/', (rows) => this.serialize(principal, rows));
+    }
+    // No query: the user row was read by this very request's authentication, no second read.
+    return { count: 1, next: null, previous: null, results: [await this.serializeOne(principal, principal.user)] };
   }
 
   @Post('users')

@@ -57,8 +57,10 @@ export class UsersService {
     return this.users.count();
   }
 
-  async page(offset: number, limit: number, onlyId?: number): Promise<[User[], number]> {
-    return this.users.findAndCount({ where: onlyId ? { id: onlyId } : {}, order: { id: 'ASC' }, skip: offset, take: limit });
+  /** The users a list shows (only `onlyId` for callers who see only themselves), before its filters and page. */
+  listQuery(onlyId?: number) {
+    const qb = this.users.createQueryBuilder('u');
+    return onlyId === undefined ? qb : qb.where('u.id = :onlyId', { onlyId });
   }
 
   /**

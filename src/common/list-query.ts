@@ -1,0 +1,282 @@
+import { Brackets, SelectQueryBuilder, WhereExpressionBuilder } from 'typeorm';
+import { BadRequest, PermissionDenied } from './errors';
+import { Page, pageOf, pageRequest } from './pagination';
+
+/**
+ * AWX's list query language (SPEC §19: FieldLookupBackend, OrderByBackend, DRF's SearchFilter) turned
+ * into conditions of the list's own SQL query, so a filtered page reads one page of rows and never
+ * widens what the caller may see (the caller's visibility is already in the query this adds to).
+ *
+ * Each list declares the fields it exposes, their types, which are secret, the related objects it can
+ * be filtered through (`user__username`) and its search fields. Everything else is refused: an unknown
+ * field or lookup, a wrong value, a repeated relation, a bad regex are 400; a secret is 403.
+ */
+export type FieldType = 'int' | 'string' | 'bool' | 'datetime' | 'fk';
+
+export interface ListSpec {
+  /** API field name -> entity property (and its type), or 'secret' for what may never be filtered on. */
+  fields: Record<string, { property: string; type: FieldType } | 'secret'>;
+  /** Related objects by API name: the entity relation to join, and what that object exposes. */
+  relations?: Record<string, { relation: string; spec: () => ListSpec }>;
+  /** Fields `search=` looks in (case-insensitively). */
+  search: string[];
+  /** The list's own order, also the tie-break after `order_by` (default: by id). */
+  defaultOrder?: [string, 'ASC' | 'DESC'][];
+}
+
+/** Query parameters that are never filters. */
+const RESERVED = new Set(['page', 'page_size', 'format', 'order', 'order_by', 'search', 'type', 'count_disabled', 'no_truncate', 'limit']);
+const LOOKUPS = new Set(['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'regex', 'iregex', 'gt', 'gte', 'lt', 'lte', 'in', 'isnull']);
+
+export type QueryParams = Record<string, unknown>;
+
+interface Built {
+  and: string[];
+  or: string[];
+  params: Record<string, unknown>;
+}
+
+/**
+ * One page of a list: the query builder (already limited to what the caller may see) gets the filters,
+ * search and ordering of the query string, then one COUNT and one page of rows are read.
+ */
+export async function queryPage<T extends object, R>(
+  qb: SelectQueryBuilder<T>,
+  spec: ListSpec,
+  query: QueryParams,
+  path: string,
+  present: (rows: T[]) => R[] | Promise<R[]>,
+): Promise<Page<R>> {
+  const request = pageRequest(query);
+  applyListQuery(qb, qb.alias, spec, query);
+  const count = await qb.getCount();
+  const rows = await qb.offset(request.offset).limit(request.pageSize).getMany();
+  return pageOf(path, request, count, await present(rows), query);
+}
+
+/** Applies every filter, `search` and `order_by` of the query string to a list's query builder. */
+export function applyListQuery<T extends object>(qb: SelectQueryBuilder<T>, alias: string, spec: ListSpec, query: QueryParams): SelectQueryBuilder<T> {
+  const ctx = new Context(qb, alias, spec, qb.connection.options.type === 'mysql');
+  const built: Built = { and: [], or: [], params: {} };
+  for (const [rawKey, rawValue] of Object.entries(query)) {
+    const values = (Array.isArray(rawValue) ? rawValue : [rawValue]).map(String);
+    let key = rawKey;
+    if (key === 'limit' && 'limit' in spec.fields) key = 'limit__exact';
+    else if (RESERVED.has(key)) continue;
+    for (const value of values) ctx.filter(key, value, built);
+  }
+  for (const value of asList(query.search)) ctx.search(value, built);
+  for (const cond of built.and) qb.andWhere(cond);
+  if (built.or.length) qb.andWhere(new Brackets((b: WhereExpressionBuilder) => built.or.forEach((c) => b.orWhere(c))));
+  qb.setParameters({ ...qb.getParameters(), ...built.params });
+  ctx.order(asList(query.order_by ?? query.order));
+  return qb;
+}
+
+function asList(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+class Context<T extends object> {
+  private joined = new Map<string, string>();
+  private counter = 0;
+
+  constructor(
+    private readonly qb: SelectQueryBuilder<T>,
+    private readonly alias: string,
+    private readonly spec: ListSpec,
+    private readonly mysql: boolean,
+  ) {}
+
+  filter(key: string, value: string, built: Built): void {
+    if (!/^[\x21-\x7e]+$/.test(key)) throw new BadRequest(`Invalid field name: ${JSON.stringify(key).slice(0, 100)}.`);
+    let rest = key;
+    let or = false;
+    let negate = false;
+    if (rest.startsWith('or__')) [or, rest] = [true, rest.slice(4)];
+    else if (rest.startsWith('chain__')) rest = rest.slice(7);
+    if (rest.startsWith('not__')) [negate, rest] = [true, rest.slice(5)];
+    const parts = rest.split('__');
+    let lookup = 'exact';
+    if (parts.length > 1 && LOOKUPS.has(parts[parts.length - 1])) lookup = parts.pop()!;
+    const { column, type, name } = this.resolve(parts, key);
+    let cond = this.condition(column, type, lookup, value, name, built.params);
+    if (negate) cond = `NOT (${cond})`;
+    (or ? built.or : built.and).push(cond);
+  }
+
+  search(value: string, built: Built): void {
+    for (const term of value.split(',').filter((t) => t !== '')) {
+      const any = this.spec.search.map((field) => {
+        const { column } = this.resolve([field], field);
+        return this.condition(column, 'string', 'icontains', term, field, built.params);
+      });
+      built.and.push(`(${any.join(' OR ')})`);
+    }
+  }
+
+  order(values: string[]): void {
+    let orderedById = false;
+    let first = true;
+    for (const item of values.flatMap((v) => v.split(',')).filter((v) => v !== '')) {
+      const descending = item.startsWith('-');
+      const field = descending ? item.slice(1) : item;
+      if (!/^[\x21-\x7e]+$/.test(field)) throw new BadRequest(`Invalid order_by field: ${JSON.stringify(field).slice(0, 100)}.`);
+      const { column } = this.resolve(field.split('__'), field);
+      if (first) this.qb.orderBy(column, descending ? 'DESC' : 'ASC');
+      else this.qb.addOrderBy(column, descending ? 'DESC' : 'ASC');
+      first = false;
+      if (column === `${this.alias}.id`) orderedById = true;
+    }
+    // Ties keep the list's default order, which is by id unless the list says otherwise (SPEC §19).
+    if (orderedById) return;
+    for (const [property, direction] of this.spec.defaultOrder ?? [['id', 'ASC']]) {
+      if (first) this.qb.orderBy(`${this.alias}.${property}`, direction);
+      else this.qb.addOrderBy(`${this.alias}.${property}`, direction);
+      first = false;
+    }
+  }
+
+  /** A field path (`user`, `username`) to a column of the query, joining related objects once each. */
+  private resolve(parts: string[], key: string): { column: string; type: FieldType; name: string } {
+    let spec = this.spec;
+    let alias = this.alias;
+    const visited = new Set<string>();
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
+      const last = i === parts.length - 1;
+      const field = spec.fields[part];
+      if (field === 'secret') throw secretRefused(part);
+      const relation = spec.relations?.[part];
+      if (last) {
+        if (field) return { column: `${alias}.${field.property}`, type: field.type, name: part };
+        if (relation) {
+          // A related object by itself is its id (`user=3`).
+          return { column: `${this.join(alias, part, relation.relation)}.id`, type: 'fk', name: part };
+        }
+        throw new BadRequest(`${key}: "${part}" is not a field that can be filtered or ordered on here.`);
+      }
+      if (!relation) throw new BadRequest(`${key}: "${part}" is not a related object of this list.`);
+      if (visited.has(relation.relation)) throw new BadRequest(`${key}: a path may visit "${part}" only once.`);
+      visited.add(relation.relation);
+      alias = this.join(alias, part, relation.relation);
+      spec = relation.spec();
+    }
+    throw new BadRequest(`Invalid field: ${key}.`);
+  }
+
+  private join(from: string, name: string, relation: string): string {
+    const key = `${from}.${relation}`;
+    let joinAlias = this.joined.get(key);
+    if (!joinAlias) {
+      const existing = this.qb.expressionMap.joinAttributes.find((j) => j.entityOrProperty === key);
+      joinAlias = existing?.alias.name ?? `q_${from}_${name}`;
+      if (!existing) this.qb.leftJoin(key, joinAlias);
+      this.joined.set(key, joinAlias);
+    }
+    return joinAlias;
+  }
+
+  private condition(column: string, type: FieldType, lookup: string, raw: string, name: string, params: Record<string, unknown>): string {
+    const p = (value: unknown) => {
+      const key = `lq${this.counter++}`;
+      params[key] = value;
+      return `:${key}`;
+    };
+    if (lookup === 'isnull') return `${column} ${parseBool(raw, name) ? 'IS NULL' : 'IS NOT NULL'}`;
+    if (lookup === 'in') {
+      const items = raw.split(',');
+      if (!raw || items.some((i) => i === '')) throw new BadRequest(`${name}__in needs a comma-separated list of values.`);
+      const values = items.map((i) => parseValue(i, type, name));
+      if (values.some((v) => v === null)) throw new BadRequest(`${name}__in: null is not a value to list; use ${name}__isnull.`);
+      const key = `lq${this.counter++}`;
+      params[key] = values;
+      return `${column} IN (:...${key})`;
+    }
+    if (['contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'regex', 'iregex'].includes(lookup) && type !== 'string') {
+      throw new BadRequest(`${name}: the "${lookup}" lookup applies to text fields only.`);
+    }
+    switch (lookup) {
+      case 'exact': {
+        const value = parseValue(raw, type, name);
+        if (value === null) return `${column} IS NULL`;
+        return type === 'string' && this.mysql ? `${column} COLLATE utf8mb4_bin = ${p(value)}` : `${column} = ${p(value)}`;
+      }
+      case 'iexact':
+        return type === 'string' ? `LOWER(${column}) = LOWER(${p(raw)})` : `${column} = ${p(parseValue(raw, type, name))}`;
+      case 'contains':
+      case 'startswith':
+      case 'endswith': {
+        const before = lookup === 'startswith' ? '' : '%';
+        const after = lookup === 'endswith' ? '' : '%';
+        if (this.mysql) return `${column} COLLATE utf8mb4_bin LIKE ${p(before + likeEscape(raw) + after)} ESCAPE '!'`;
+        return `${column} GLOB ${p(before.replace('%', '*') + globEscape(raw) + after.replace('%', '*'))}`;
+      }
+      case 'icontains':
+      case 'istartswith':
+      case 'iendswith': {
+        const before = lookup === 'istartswith' ? '' : '%';
+        const after = lookup === 'iendswith' ? '' : '%';
+        return `LOWER(${column}) LIKE LOWER(${p(before + likeEscape(raw) + after)}) ESCAPE '!'`;
+      }
+      case 'regex':
+      case 'iregex': {
+        try {
+          new RegExp(raw);
+        } catch {
+          throw new BadRequest(`${name}__${lookup}: invalid regular expression.`);
+        }
+        if (this.mysql) return `${column} COLLATE ${lookup === 'regex' ? 'utf8mb4_bin' : 'utf8mb4_general_ci'} REGEXP ${p(raw)}`;
+        return `${lookup === 'regex' ? 'regexp' : 'iregexp'}(${p(raw)}, ${column}) = 1`;
+      }
+      default: {
+        const value = parseValue(raw, type, name);
+        if (value === null) throw new BadRequest(`${name}__${lookup}: null cannot be compared.`);
+        const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[lookup]!;
+        return `${column} ${op} ${p(value)}`;
+      }
+    }
+  }
+}
+
+function secretRefused(field: string): PermissionDenied {
+  return new PermissionDenied(field === 'password' ? 'Filtering on password fields is not allowed.' : `Filtering on ${field} is not allowed.`);
+}
+
+function parseBool(raw: string, name: string): boolean {
+  const v = raw.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new BadRequest(`${name}: "${raw.slice(0, 100)}" is not a boolean (true, false, 1 or 0).`);
+}
+
+function parseValue(raw: string, type: FieldType, name: string): unknown {
+  switch (type) {
+    case 'string':
+      return raw;
+    case 'bool':
+      return parseBool(raw, name) ? 1 : 0;
+    case 'fk':
+      if (/^(null|none)$/i.test(raw)) return null;
+    // falls through: otherwise an id
+    case 'int':
+      if (!/^-?[0-9]{1,15}$/.test(raw)) throw new BadRequest(`${name}: "${raw.slice(0, 100)}" is not an integer.`);
+      return Number(raw);
+    case 'datetime': {
+      const date = /^\d{4}-\d{2}-\d{2}/.test(raw) ? new Date(raw) : new Date(NaN);
+      if (Number.isNaN(date.getTime())) throw new BadRequest(`${name}: "${raw.slice(0, 100)}" is not a date and time (ISO 8601).`);
+      return date;
+    }
+  }
+}
+
+/** LIKE with `!` as the escape character, so `%`, `_` and `!` in the value match themselves. */
+function likeEscape(value: string): string {
+  return value.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+/** GLOB (SQLite's case-sensitive LIKE): `*`, `?` and `[` in the value match themselves. */
+function globEscape(value: string): string {
+  return value.replace(/[*?[]/g, (c) => `[${c}]`);
+}

@@ -1,0 +1,21 @@
+import type { ListSpec } from '../common/list-query';
+
+/** What `/api/v2/users/` (and every path through a user, e.g. `user__username`) may be filtered and ordered on. */
+export const USER_LIST: ListSpec = {
+  fields: {
+    id: { property: 'id', type: 'int' },
+    username: { property: 'username', type: 'string' },
+    first_name: { property: 'firstName', type: 'string' },
+    last_name: { property: 'lastName', type: 'string' },
+    email: { property: 'email', type: 'string' },
+    is_superuser: { property: 'isSuperuser', type: 'bool' },
+    is_system_auditor: { property: 'isSystemAuditor', type: 'bool' },
+    is_active: { property: 'isActive', type: 'bool' },
+    external_account: { property: 'externalAccount', type: 'string' },
+    last_login: { property: 'lastLogin', type: 'datetime' },
+    created: { property: 'created', type: 'datetime' },
+    modified: { property: 'modified', type: 'datetime' },
+    password: 'secret',
+  },
+  search: ['username', 'first_name', 'last_name', 'email'],
+};
