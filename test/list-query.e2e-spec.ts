@@ -183,7 +183,7 @@ describe("lists that AWX's clients can query (SPEC §19)", () => {
 
   it('every response names the product and its version', async () => {
     const res = await t.http().get('/api/v2/ping/').expect(200);
-    assert.equal(res.headers['x-api-product-name'], 'Automation Service');
+    assert.equal(res.headers['x-api-product-name'], 'AWX');
     assert.match(res.headers['x-api-product-version'], /^\d+\.\d+\.\d+$/);
     const refusedRes = await t.http().get('/api/v2/users/').expect(401);
     assert.match(refusedRes.headers['x-api-product-version'], /^\d+\.\d+\.\d+$/);

@@ -21,7 +21,8 @@ describe('HTTP pipeline (SPEC §1)', () => {
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers['x-frame-options'], 'DENY');
     assert.equal(res.headers['cache-control'], 'max-age=0, no-cache, no-store, must-revalidate, private');
-    assert.equal(res.headers['x-api-product-name'], 'Automation Service');
+    assert.equal(res.headers['x-api-product-name'], 'AWX');
+    assert.equal(res.headers['x-api-product-version'], '21.14.0');
     assert.ok(res.headers['x-api-node']);
   });
 

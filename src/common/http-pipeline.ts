@@ -31,7 +31,8 @@ export function requestHeaders(config: AppConfig) {
     ...securityHeaders(),
     ['Access-Control-Expose-Headers', 'X-API-Request-Id'],
     ['X-API-Node', config.nodeName],
-    ['X-API-Product-Name', config.productName],
+    // What AWX sends: its clients (the awx.awx collection, the awx CLI) compare it with their own version.
+    ['X-API-Product-Name', 'AWX'],
     ['X-API-Product-Version', config.productVersion],
     ['Content-Language', 'en'],
     ['Vary', 'Cookie, Accept-Language, Origin'],
