@@ -30,11 +30,40 @@ async function bootstrap(): Promise<void> {
       );
     }
   }
+  stopOnSignals(app, logger);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logSink.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', event: 'listening', url: `http://${host}:${port}/`, public_url: config.publicUrl }));
+}
+
+/** How long requests in flight may take to finish after SIGTERM (SPEC §1). */
+const DRAIN_MS = 10_000;
+
+/**
+ * SIGTERM (and SIGINT): stop accepting connections and let the requests in flight finish (at most
+ * DRAIN_MS), then close the application (background loops stop, the last batched writes are flushed,
+ * the database pool closes) and exit 0. The HTTP server closes first: Nest would otherwise run the
+ * modules' destroy hooks while requests are still being answered.
+ */
+function stopOnSignals(app: NestFastifyApplication, logger: JsonLogger): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ event: 'shutdown', signal }, 'bootstrap');
+    const drained = app.getHttpAdapter().getInstance().close();
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+    try {
+      await app.close();
+    } catch (err) {
+      logger.error({ event: 'shutdown_failed', error: String((err as Error)?.message ?? err) }, undefined, 'bootstrap');
+    }
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
 }
 
 bootstrap().catch((err) => {

@@ -38,6 +38,5 @@ export async function setupApp(nestApp: INestApplication): Promise<NestFastifyAp
   await app.register(fastifyCookie);
   app.useGlobalFilters(new HttpExceptionFilter(config));
   setupOpenApi(app, config);
-  app.enableShutdownHooks();
   return app;
 }

@@ -69,7 +69,7 @@ describe('HTTP basic authentication (seed §5.2, SPEC §4)', () => {
     const old = basic('repeat', 'Repeat-pass-1');
     await t.http().get('/api/v2/me/').set('Authorization', old).expect(200);
     await t.http().get('/api/v2/me/').set('Authorization', old).expect(200);
-    await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', old).send({ password: 'Repeat-pass-2' }).expect(200);
+    await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', old).send({ password: 'Repeat-pass-2', old_password: 'Repeat-pass-1' }).expect(200);
     await t.http().get('/api/v2/me/').set('Authorization', old).expect(401);
     const fresh = basic('repeat', 'Repeat-pass-2');
     await t.http().get('/api/v2/me/').set('Authorization', fresh).expect(200);

@@ -64,7 +64,7 @@ describe('session lifetime and end reasons (SPEC §2–§3)', () => {
   it('a password change ends the user\'s other sessions but keeps the one that made it (password_changed)', async () => {
     const a = await browserLogin(t, 'bob', 'Bob-pass-1');
     const b = await browserLogin(t, 'bob', 'Bob-pass-1');
-    await a.agent.patch(`/api/v2/users/${bobId}/`).set('X-CSRFToken', a.csrf).send({ password: 'Bob-pass-2' }).expect(200);
+    await a.agent.patch(`/api/v2/users/${bobId}/`).set('X-CSRFToken', a.csrf).send({ password: 'Bob-pass-2', old_password: 'Bob-pass-1' }).expect(200);
     await a.agent.get('/api/v2/me/').expect(200);
     const other = await b.agent.get('/api/v2/me/').expect(401);
     assert.equal(other.body.reason, 'password_changed');

@@ -230,7 +230,7 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     const id = await t.createUser('carol', 'Carol-pass-1');
     const carol = basic('carol', 'Carol-pass-1');
     const token = (await createToken(carol)).token;
-    await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', carol).send({ password: 'Carol-pass-2' }).expect(200);
+    await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', carol).send({ password: 'Carol-pass-2', old_password: 'Carol-pass-1' }).expect(200);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(200);
     await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', admin).send({ is_active: false }).expect(200);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);

@@ -131,7 +131,8 @@ describe('browser pages in Chromium', () => {
       }
       const current = rows.filter({ hasText: 'current' });
       assert.equal(await current.count(), 1);
-      assert.match((await current.textContent()) ?? '', /Headless Chrome \d+ on Linux/);
+      assert.match((await current.textContent()) ?? '', /Headless Chrome \d+ on Linux current /);
+      assert.match((await current.getByRole('cell').first().innerText()) ?? '', /on Linux current\b/, 'words stay apart for screen readers');
       assert.equal(await current.getByRole('button', { name: 'End session' }).count(), 0, 'no End session on the current one');
       const firefox = rows.filter({ hasText: 'Firefox 128 on Windows' });
       assert.match((await firefox.textContent()) ?? '', /127\.0\.0\.1/);

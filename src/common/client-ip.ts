@@ -1,3 +1,4 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { isIP } from 'node:net';
 
 /**
@@ -12,3 +13,6 @@ export function clientIp(req: { ip?: string; socket?: { remoteAddress?: string }
   const peer = req.socket?.remoteAddress ?? '';
   return isIP(peer) ? peer : '';
 }
+
+/** The caller's address in a route handler, as `clientIp` reads it. */
+export const ClientAddress = createParamDecorator((_: unknown, ctx: ExecutionContext): string => clientIp(ctx.switchToHttp().getRequest()));

@@ -46,6 +46,8 @@ export class CsrfService {
     }
     if (origin === 'null') fail('Origin checking failed - null does not match any trusted origins.');
     const referer = req.headers.referer;
+    // Django: over https (directly, or per TRUSTED_PROXIES) a request must say where it comes from.
+    if (origin === undefined && referer === undefined && req.protocol === 'https') fail('Referer checking failed - no Referer.');
     if (origin === undefined && referer !== undefined) {
       let refererOrigin = '';
       try {

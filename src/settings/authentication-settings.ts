@@ -12,6 +12,8 @@ export const OAUTH2_PROVIDER_DEFAULT: OAuth2ProviderSettings = {
   AUTHORIZATION_CODE_EXPIRE_SECONDS: 600,
 };
 
+export const OAUTH2_LIFETIME_MAX = 31536000000;
+
 function oauth2Provider(value: unknown): OAuth2ProviderSettings {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SettingInvalid('Expected a dictionary of items.');
   const known = Object.keys(OAUTH2_PROVIDER_DEFAULT);
@@ -20,7 +22,8 @@ function oauth2Provider(value: unknown): OAuth2ProviderSettings {
   const out = { ...OAUTH2_PROVIDER_DEFAULT };
   for (const [k, raw] of Object.entries(value)) {
     try {
-      out[k as keyof OAuth2ProviderSettings] = v.int(1)(raw);
+      // SPEC §5: at most 31536000000 s (AWX's own default for access tokens, a thousand years).
+      out[k as keyof OAuth2ProviderSettings] = v.int(1, OAUTH2_LIFETIME_MAX)(raw);
     } catch (e) {
       throw new SettingInvalid(`${k}: ${(e as Error).message}`);
     }

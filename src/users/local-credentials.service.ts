@@ -9,7 +9,7 @@ import { LoginThrottle, pairKey, ThrottleRow } from './login-throttle.service';
 import { User } from './user.entity';
 import { UsersService } from './users.service';
 
-export type PasswordPath = 'session' | 'basic' | 'password_grant';
+export type PasswordPath = 'session' | 'basic' | 'password_grant' | 'password_change';
 
 export interface CredentialCheck {
   username: string;
@@ -78,6 +78,22 @@ export class LocalCredentialsService {
       if (err instanceof Throttled) this.metrics.throttled.inc({ method: path });
       throw err;
     }
+  }
+
+  /**
+   * A user proving their current password to change it (SPEC §8): counted by the login throttle like
+   * every password attempt (a 429 when the pair is throttled); false when it is wrong.
+   */
+  async confirmCurrent(user: User, password: string, clientIp: string): Promise<boolean> {
+    const reservation = await this.throttle.reserve(user.username, clientIp, 'password_change');
+    let ok = false;
+    try {
+      ok = !!(await this.users.verifyPasswordOf(user, password));
+    } finally {
+      await (ok ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
+    }
+    if (!ok) this.fail({ username: user.username, password: '', clientIp, path: 'password_change' }, 'invalid_credentials');
+    return ok;
   }
 
   /** The user a name belongs to and the name's throttle counter from this address, in one statement. */

@@ -1,11 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { NotFound, PermissionDenied } from '../common/errors';
+import { ClientAddress } from '../common/client-ip';
+import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { parseBody, rules, Schema } from '../common/fields';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
 import { USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
+import { LocalCredentialsService } from './local-credentials.service';
 import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { canDeleteUser, canEditUser, serializeUser } from './user.serializer';
@@ -32,6 +34,7 @@ function canSeeAllUsers(user: User): boolean {
 export class UsersController {
   constructor(
     private readonly users: UsersService,
+    private readonly credentials: LocalCredentialsService,
     private readonly identities: UserIdentities,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -80,13 +83,13 @@ export class UsersController {
   }
 
   @Put('users/:id')
-  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.change(principal, id, body, false);
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @ClientAddress() clientIp: string) {
+    return this.change(principal, id, body, false, clientIp);
   }
 
   @Patch('users/:id')
-  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.change(principal, id, body, true);
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @ClientAddress() clientIp: string) {
+    return this.change(principal, id, body, true, clientIp);
   }
 
   @Delete('users/:id')
@@ -97,7 +100,7 @@ export class UsersController {
     await this.users.remove(target);
   }
 
-  private async change(principal: Principal, id: number, body: unknown, partial: boolean) {
+  private async change(principal: Principal, id: number, body: unknown, partial: boolean, clientIp: string) {
     const target = await this.visibleUser(principal, id);
     if (!canEditUser(principal.user, target)) throw new PermissionDenied();
     const input = parseBody<UserInput>(body, USER_SCHEMA, partial);
@@ -108,9 +111,23 @@ export class UsersController {
       }
     }
     if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
+    if (input.password !== undefined && principal.user.id === target.id) await this.confirmOldPassword(target, body, clientIp);
     const keepSessionId = principal.method === 'session' && principal.user.id === target.id ? principal.credentialId : undefined;
     const updated = await this.users.update(target, input, keepSessionId);
     return this.serializeOne(principal, updated);
+  }
+
+  /**
+   * Changing one's own password needs the current one (SPEC §8), whoever asks and however they
+   * authenticated; a wrong one counts for the login throttle. A superuser setting another user's
+   * password does not send it.
+   */
+  private async confirmOldPassword(user: User, body: unknown, clientIp: string): Promise<void> {
+    const old = (body as Record<string, unknown>).old_password;
+    if (typeof old !== 'string' || old === '') throw FieldErrors.of('old_password', 'This field is required.');
+    if (!(await this.credentials.confirmCurrent(user, old, clientIp))) {
+      throw FieldErrors.of('old_password', 'Your old password was entered incorrectly. Please enter it again.');
+    }
   }
 
   /** Objects a caller may not see are 404, so ids do not reveal which users exist. */

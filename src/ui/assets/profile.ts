@@ -227,8 +227,9 @@
     const row = el('tr');
     const browser = el('td');
     browser.append(describeAgent(session.user_agent));
-    if (session.current) browser.append(el('span', 'current', 'badge'));
-    browser.append(el('span', session.user_agent, 'agent'));
+    // Spaces between the parts, so the row reads "… on Linux current …" (text and accessible name), not "Linuxcurrent".
+    if (session.current) browser.append(' ', el('span', 'current', 'badge'));
+    browser.append(' ', el('span', session.user_agent, 'agent'));
     const actions = el('td', undefined, 'actions');
     if (!session.current) {
       const end = el('button', 'End session', 'danger');

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { cookieValue } from './support/browser-login';
+import { registerApp, tokenRequest } from './support/oauth2';
+import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+
+/** Findings of the security review (issue 13), each as the rule SPEC now states. */
+describe('hardening (SPEC §2, §5, §8)', () => {
+  let t: TestApp;
+  const admin = () => basic('admin', ADMIN_PASSWORD);
+  before(async () => {
+    t = await startTestApp({ env: { TRUSTED_PROXIES: '127.0.0.1' } });
+  });
+  after(() => t.close());
+
+  describe('changing one\'s own password needs the current one (SPEC §8)', () => {
+    it('refuses a missing or wrong old_password with 400 naming it, by basic, bearer and session alike', async () => {
+      const id = await t.createUser('olga', 'Olga-pass-1');
+      const olga = basic('olga', 'Olga-pass-1');
+      const missing = await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', olga).send({ password: 'Olga-pass-2' }).expect(400);
+      assert.deepEqual(missing.body, { old_password: ['This field is required.'] });
+      const wrong = await t.http().put(`/api/v2/users/${id}/`).set('Authorization', olga).send({ username: 'olga', password: 'Olga-pass-2', old_password: 'nope' }).expect(400);
+      assert.deepEqual(Object.keys(wrong.body), ['old_password']);
+      const token = (await t.http().post('/api/v2/tokens/').set('Authorization', olga).send({}).expect(201)).body.token;
+      await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', `Bearer ${token}`).send({ password: 'Olga-pass-2' }).expect(400);
+      const agent = t.agent();
+      const page = await agent.get('/api/login/');
+      const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken')!;
+      const loggedIn = await agent.post('/api/login/').set('X-CSRFToken', csrf).type('form').send({ username: 'olga', password: 'Olga-pass-1' }).expect(302);
+      const csrf2 = cookieValue(loggedIn.headers['set-cookie'], 'csrftoken')!; // rotated at login
+      await agent.patch(`/api/v2/users/${id}/`).set('X-CSRFToken', csrf2).send({ password: 'Olga-pass-2' }).expect(400);
+      // Nothing changed: the old password still works, the new one does not.
+      await t.http().get('/api/v2/me/').set('Authorization', olga).expect(200);
+      await t.http().get('/api/v2/me/').set('Authorization', basic('olga', 'Olga-pass-2')).expect(401);
+      // The right one changes it.
+      await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', `Bearer ${token}`).send({ password: 'Olga-pass-2', old_password: 'Olga-pass-1' }).expect(200);
+      await t.http().get('/api/v2/me/').set('Authorization', basic('olga', 'Olga-pass-2')).expect(200);
+    });
+
+    it('counts a wrong old_password for the login throttle', async () => {
+      await t.settings({ LOGIN_FAILURES_ALLOWED: 2 });
+      try {
+        const id = await t.createUser('otto', 'Otto-pass-1');
+        const token = (await t.http().post('/api/v2/tokens/').set('Authorization', basic('otto', 'Otto-pass-1')).send({}).expect(201)).body.token;
+        const change = (old: string) => t.http().patch(`/api/v2/users/${id}/`).set('Authorization', `Bearer ${token}`).send({ password: 'Otto-pass-2', old_password: old });
+        await change('wrong-1').expect(400);
+        await change('wrong-2').expect(400);
+        const throttled = await change('Otto-pass-1').expect(429);
+        assert.ok(Number(throttled.headers['retry-after']) > 0);
+        await t.http().get('/api/v2/me/').set('Authorization', basic('otto', 'Otto-pass-1')).expect(429);
+      } finally {
+        await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
+      }
+    });
+
+    it('a superuser sets another user\'s password without it, but not their own', async () => {
+      const id = await t.createUser('paul', 'Paul-pass-1');
+      await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', admin()).send({ password: 'Paul-pass-2' }).expect(200);
+      await t.http().get('/api/v2/me/').set('Authorization', basic('paul', 'Paul-pass-2')).expect(200);
+      const me = (await t.http().get('/api/v2/me/').set('Authorization', admin()).expect(200)).body.results[0];
+      const own = await t.http().patch(`/api/v2/users/${me.id}/`).set('Authorization', admin()).send({ password: 'Other-admin-1' }).expect(400);
+      assert.deepEqual(Object.keys(own.body), ['old_password']);
+    });
+  });
+
+  describe('OAuth 2 lifetimes are bounded (SPEC §5)', () => {
+    it('refuses a lifetime above 31536000000 seconds, naming the setting', async () => {
+      for (const key of ['ACCESS_TOKEN_EXPIRE_SECONDS', 'REFRESH_TOKEN_EXPIRE_SECONDS', 'AUTHORIZATION_CODE_EXPIRE_SECONDS']) {
+        const res = await t.http().patch('/api/v2/settings/authentication/').set('Authorization', admin()).send({ OAUTH2_PROVIDER: { [key]: 31536000001 } }).expect(400);
+        assert.match(res.body.OAUTH2_PROVIDER[0], new RegExp(`${key}: Ensure this value is less than or equal to 31536000000`));
+      }
+    });
+
+    it('works end to end at the maximum: a token created and listed, a password grant with a refresh token', async () => {
+      const max = 31536000000;
+      await t.http().patch('/api/v2/settings/authentication/').set('Authorization', admin())
+        .send({ OAUTH2_PROVIDER: { ACCESS_TOKEN_EXPIRE_SECONDS: max, REFRESH_TOKEN_EXPIRE_SECONDS: max, AUTHORIZATION_CODE_EXPIRE_SECONDS: max } }).expect(200);
+      const created = await t.http().post('/api/v2/tokens/').set('Authorization', admin()).send({ description: 'max' }).expect(201);
+      assert.ok(new Date(created.body.expires).getUTCFullYear() > 2900);
+      const listed = await t.http().get('/api/v2/tokens/?description=max').set('Authorization', admin()).expect(200);
+      assert.equal(listed.body.results[0].expires, created.body.expires);
+      await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${created.body.token}`).expect(200);
+      const app = await registerApp(t, admin(), { name: 'max-app', client_type: 'public', authorization_grant_type: 'password' });
+      const grant = await tokenRequest(t, { grant_type: 'password', username: 'admin', password: ADMIN_PASSWORD }, { clientId: app.clientId }).expect(200);
+      assert.equal(grant.body.expires_in, max);
+      const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: grant.body.refresh_token }, { clientId: app.clientId }).expect(200);
+      await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${refreshed.body.access_token}`).expect(200);
+      await t.http().delete('/api/v2/settings/authentication/').set('Authorization', admin()).expect(204);
+    });
+  });
+
+  describe('CSRF over https needs an Origin or a Referer (SPEC §2)', () => {
+    const https = { 'X-Forwarded-Proto': 'https' };
+
+    it('refuses a login POST and an unsafe session request with neither, with Django\'s message', async () => {
+      await t.createUser('hans', 'Hans-pass-1');
+      const agent = t.agent();
+      const page = await agent.get('/api/login/').set(https);
+      const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken')!;
+      const login = await agent.post('/api/login/').set(https).set('X-CSRFToken', csrf).type('form').send({ username: 'hans', password: 'Hans-pass-1' }).expect(403);
+      assert.deepEqual(login.body, { detail: 'CSRF Failed: Referer checking failed - no Referer.' });
+      // With its own origin as Referer it goes through; then an unsafe request without either is refused too.
+      const loggedIn = await agent.post('/api/login/').set(https).set('Referer', 'https://127.0.0.1/api/login/').set('Host', '127.0.0.1').set('X-CSRFToken', csrf).type('form')
+        .send({ username: 'hans', password: 'Hans-pass-1' }).expect(302);
+      const csrf2 = cookieValue(loggedIn.headers['set-cookie'], 'csrftoken')!; // rotated at login
+      const unsafe = await agent.post('/api/v2/tokens/').set(https).set('X-CSRFToken', csrf2).send({}).expect(403);
+      assert.deepEqual(unsafe.body, { detail: 'CSRF Failed: Referer checking failed - no Referer.' });
+      await agent.post('/api/v2/tokens/').set(https).set('Origin', 'https://127.0.0.1').set('Host', '127.0.0.1').set('X-CSRFToken', csrf2).send({}).expect(201);
+    });
+
+    it('over plain http, neither is needed (as before)', async () => {
+      const agent = t.agent();
+      const page = await agent.get('/api/login/');
+      const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken')!;
+      await agent.post('/api/login/').set('X-CSRFToken', csrf).type('form').send({ username: 'hans', password: 'Hans-pass-1' }).expect(302);
+    });
+  });
+});
