@@ -15,6 +15,7 @@ import { redirectUriList } from '../tokens/redirect-uris';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
 import { newSecret } from '../tokens/token-secrets';
+import { lockFamily } from '../tokens/token-families';
 import { TokensService } from '../tokens/tokens.service';
 import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
 import { LocalCredentialsService } from '../users/local-credentials.service';
@@ -103,6 +104,10 @@ export class TokenEndpointModel {
       const issued = await this.deps.transactions.run(async (manager) => {
         if (user.code && !(await this.deps.codes.lockUnreplayed(user.code.id, manager))) {
           throw new InvalidGrantError('Invalid grant: authorization code has already been used');
+        }
+        // A request that raced a reuse of its refresh token gets nothing once the family is revoked (SPEC §5).
+        if (options.family && (await lockFamily(manager, options.family, this.deps.transactions.isMysql)).revoked) {
+          throw new InvalidGrantError('Invalid grant: refresh token is invalid');
         }
         return this.deps.tokens.issue(options, manager);
       });

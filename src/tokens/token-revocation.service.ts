@@ -1,3 +1,4 @@
+import { markFamilyRevoked } from './token-families';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, LessThanOrEqual, SelectQueryBuilder } from 'typeorm';
@@ -70,6 +71,8 @@ export class TokenRevocationService implements OnModuleInit {
   /** Every token of one grant: refresh tokens stamped revoked, access tokens deleted. */
   async revokeFamily(family: string, reason: string): Promise<RevokedCounts> {
     return this.transactions.run(async (manager) => {
+      // First, under the family's lock: no token can be issued into it any more, however the requests raced.
+      await markFamilyRevoked(manager, family, this.transactions.isMysql, this.clock.now());
       const refreshTokens = await this.stampRefreshTokens({ family, revokedAt: IsNull() }, manager);
       const accessTokens = await this.deleteAccessTokens({ family }, reason, manager);
       this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
