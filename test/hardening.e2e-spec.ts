@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SsoUsers } from '../src/sso/sso-users.service';
 import { cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
@@ -113,6 +114,30 @@ describe('hardening (SPEC §2, §5, §8)', () => {
       const page = await agent.get('/api/login/');
       const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken')!;
       await agent.post('/api/login/').set('X-CSRFToken', csrf).type('form').send({ username: 'hans', password: 'Hans-pass-1' }).expect(302);
+    });
+  });
+
+  describe('single sign-on secrets and subjects (SPEC §7)', () => {
+    const providers = (issuer: string, secret: string) => ({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp: { issuer, client_id: 'svc', client_secret: secret } } });
+
+    it('never keeps a stored client secret for a new issuer', async () => {
+      await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin()).send(providers('https://idp-a.example.com', 'secret-a')).expect(200);
+      const moved = await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin()).send(providers('https://idp-b.example.com', '$encrypted$')).expect(400);
+      assert.match(moved.body.SOCIAL_AUTH_OIDC_PROVIDERS[0], /client_secret: The issuer changed/);
+      const kept = await t.http().get('/api/v2/settings/oidc/').set('Authorization', admin()).expect(200);
+      assert.equal(kept.body.SOCIAL_AUTH_OIDC_PROVIDERS.corp.issuer, 'https://idp-a.example.com', 'nothing was stored');
+      // The same issuer keeps the secret; a new issuer with a new secret is fine.
+      await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin()).send(providers('https://idp-a.example.com', '$encrypted$')).expect(200);
+      await t.http().patch('/api/v2/settings/oidc/').set('Authorization', admin()).send(providers('https://idp-b.example.com', 'secret-b')).expect(200);
+      await t.http().delete('/api/v2/settings/oidc/').set('Authorization', admin()).expect(204);
+    });
+
+    it('links subjects exactly: case, accents and trailing spaces make different accounts', async () => {
+      const sso = t.app.get(SsoUsers);
+      const ids = new Set<number>();
+      for (const uid of ['alice', 'Alice', 'alicé', 'alice ']) ids.add((await sso.resolve({ provider: 'saml:corp', uid, username: 'alice' })).id);
+      assert.equal(ids.size, 4, 'four subjects, four accounts');
+      assert.equal((await sso.resolve({ provider: 'saml:corp', uid: 'Alice', username: 'alice' })).id, [...ids][1], 'the same subject logs into its own account again');
     });
   });
 });

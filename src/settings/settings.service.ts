@@ -209,6 +209,13 @@ function unmaskSecrets(value: unknown, current: unknown): unknown {
   if (value === ENCRYPTED_PLACEHOLDER) return current;
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const cur = (current && typeof current === 'object' ? current : {}) as Record<string, unknown>;
+    const given = value as Record<string, unknown>;
+    // SPEC §7: a stored secret is never sent to a new address. Keeping "$encrypted$" while changing the
+    // issuer would hand the old provider's client secret to whoever the new issuer is.
+    const kept = Object.keys(given).find((k) => given[k] === ENCRYPTED_PLACEHOLDER);
+    if (kept && 'issuer' in given && given.issuer !== cur.issuer) {
+      throw new SettingInvalid(`${kept}: The issuer changed, so the stored ${kept} is not kept: send the secret for the new issuer.`);
+    }
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmaskSecrets(v, cur[k])]));
   }
   return value;

@@ -99,6 +99,16 @@ export async function checkAssertion(profile: Profile, ctx: AssertionContext): P
   return { id, usableUntil: usableUntil + SAML_CLOCK_SKEW_MS };
 }
 
+function firstOf(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A subject as sent: untrimmed; only an empty one (or a non-string) is no subject. */
+function exactClaim(value: unknown): string | undefined {
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 function attributeValues(profile: Profile, name: string): string[] {
   const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
   const value = Object.hasOwn(attributes, name) ? attributes[name] : undefined;
@@ -116,7 +126,8 @@ function flag(profile: Profile, attrName: string | undefined, values: string[] |
 /** Maps a checked assertion to a user: permanent id, names, email and the superuser/auditor flags. */
 export function samlIdentity(provider: string, profile: Profile, idp: SamlIdpConfig, flags: SamlUserFlags): ExternalIdentity {
   const first = (name: string) => (name === 'name_id' ? stringClaim(profile.nameID) : attributeValues(profile, name)[0]);
-  const uid = first(idp.attr_user_permanent_id);
+  // The subject exactly as the IdP sent it (SPEC §7): "alice" and "alice " are two people.
+  const uid = exactClaim(idp.attr_user_permanent_id === 'name_id' ? profile.nameID : firstOf(((profile.attributes ?? {}) as Record<string, unknown>)[idp.attr_user_permanent_id]));
   if (!uid) throw new SsoFailure('no_identity', `no ${idp.attr_user_permanent_id} in the assertion`);
   return {
     provider,
