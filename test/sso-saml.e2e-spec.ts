@@ -181,6 +181,8 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     { name: 'a wrong Issuer', tamper: { issuer: 'https://evil-idp.example' }, detail: /Issuer/ },
     { name: 'an expired assertion', tamper: { notOnOrAfter: new Date(Date.now() - 10 * 60 * 1000) }, detail: /expired|SubjectConfirmation|subject confirmation/i },
     { name: 'an unknown InResponseTo', tamper: { inResponseTo: '_not-a-request-we-sent' }, detail: /InResponseTo/ },
+    { name: "an assertion whose SubjectConfirmationData names no request", tamper: { subjectInResponseTo: null }, detail: /SubjectConfirmation/ },
+    { name: "an assertion issued for another request than the Response's", tamper: { subjectInResponseTo: '_someone-elses-request' }, detail: /InResponseTo|SubjectConfirmation/ },
     { name: 'an XML-signature-wrapped response (forged sibling assertion)', tamper: { wrap: 'sibling', sign: 'assertion' }, detail: /multiple assertions|signature/i },
     { name: 'an XML-signature-wrapped response (signed assertion inside a forged one)', tamper: { wrap: 'nested', sign: 'assertion' }, detail: /signature/i },
     { name: 'a Responder status', tamper: { status: 'urn:oasis:names:tc:SAML:2.0:status:Responder' }, detail: /status|Responder/i },

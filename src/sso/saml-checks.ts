@@ -84,7 +84,9 @@ export async function checkAssertion(profile: Profile, ctx: AssertionContext): P
     if (notOnOrAfter === undefined || now - SAML_CLOCK_SKEW_MS >= notOnOrAfter) return false;
     if (notBefore !== undefined && now + SAML_CLOCK_SKEW_MS < notBefore) return false;
     const confirmedFor = attr(data, 'InResponseTo');
-    if (confirmedFor !== undefined && confirmedFor !== inResponseTo) return false;
+    // The signed assertion must name our pending request itself (SAML Profiles 4.1.4.2): a Response-level
+    // InResponseTo alone could be pasted around an assertion issued for someone else's request.
+    if (confirmedFor === undefined || confirmedFor !== inResponseTo) return false;
     usableUntil = Math.max(usableUntil, notOnOrAfter);
     return true;
   });

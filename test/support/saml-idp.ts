@@ -27,6 +27,8 @@ export interface ResponseTamper {
   destination?: string | null;
   issuer?: string;
   inResponseTo?: string;
+  /** The assertion's own SubjectConfirmationData/@InResponseTo: another request's id, or null to leave it out. */
+  subjectInResponseTo?: string | null;
   notOnOrAfter?: Date;
   assertionId?: string;
   /** XML signature wrapping: a forged unsigned assertion next to (or around) the signed one. */
@@ -185,6 +187,11 @@ export class SamlIdp {
       // replaceTagsByValue escapes its values; these two are XML fragments.
       .replace('@@AuthnStatement@@', `<saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="_s${randomBytes(8).toString('hex')}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`)
       .replace('@@AttributeStatement@@', attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '');
+    if (tamper.subjectInResponseTo !== undefined) {
+      xml = xml.replace(/(<saml:SubjectConfirmationData\b[^>]*?)\s+InResponseTo="[^"]*"/, (_, head: string) =>
+        tamper.subjectInResponseTo === null ? head : `${head} InResponseTo="${escapeXml(tamper.subjectInResponseTo!)}"`,
+      );
+    }
     const sign = tamper.sign ?? 'both';
     const keys = tamper.signingKey ?? this.keys;
     const config = { privateKey: keys.privateKeyPem, signingCert: keys.certBody, signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', isBase64Output: false };
