@@ -5,6 +5,10 @@ import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.se
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
 import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
+import { LoginThrottle } from './users/login-throttle.service';
+
+/** Expired login-throttle counters are deleted this often. */
+const THROTTLE_SWEEP_MS = 60 * 1000;
 
 /**
  * Every background loop of a service node, in one place (the CLI runs none). Each is named, has its
@@ -21,6 +25,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly sessionWatcher: SessionWatcher,
     private readonly lastUsed: LastUsedBuffer,
     private readonly ssoState: SsoStateService,
+    private readonly throttle: LoginThrottle,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -30,5 +35,6 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('last-used-flush', LAST_USED_FLUSH_MS, () => this.lastUsed.flush(), { final: () => this.lastUsed.flush() });
     if (process.env.SESSION_SWEEP !== 'off') s.every('session-sweep', SESSION_SWEEP_MS, () => this.sessionSweeper.sweepOnce());
     s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
+    s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
   }
 }

@@ -24,6 +24,7 @@ describe('background loops', () => {
         { name: 'session-watch', periodMs: 2000 },
         { name: 'settings-refresh', periodMs: 400 },
         { name: 'sso-state-sweep', periodMs: 60000 },
+        { name: 'throttle-sweep', periodMs: 60000 },
       ],
     );
   });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Scheduler } from '../src/common/scheduler';
+import { PENDING_LOGINS_PER_ADDRESS, SsoStateService } from '../src/sso/sso-state.service';
 import { SsoUsers } from '../src/sso/sso-users.service';
+import { LoginThrottle } from '../src/users/login-throttle.service';
+import { DataSource } from 'typeorm';
 import { cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
@@ -138,6 +142,32 @@ describe('hardening (SPEC §2, §5, §8)', () => {
       for (const uid of ['alice', 'Alice', 'alicé', 'alice ']) ids.add((await sso.resolve({ provider: 'saml:corp', uid, username: 'alice' })).id);
       assert.equal(ids.size, 4, 'four subjects, four accounts');
       assert.equal((await sso.resolve({ provider: 'saml:corp', uid: 'Alice', username: 'alice' })).id, [...ids][1], 'the same subject logs into its own account again');
+    });
+  });
+
+  describe('rows anonymous requests create are swept and bounded (issue 13)', () => {
+    it('deletes throttle counters whose window has passed, never one in use', async () => {
+      const ds = t.app.get(DataSource);
+      for (let i = 0; i < 3; i++) await t.http().get('/api/v2/me/').set('X-Forwarded-For', `198.18.0.${i + 1}`).set('Authorization', basic(`ghost-${i}`, 'x')).expect(401);
+      const busy = await t.app.get(LoginThrottle).reserve('busy-user', '198.18.0.9', 'basic');
+      const count = async () => Number((await ds.query("SELECT COUNT(*) AS n FROM login_failure WHERE client_ip LIKE '198.18.0.%'"))[0].n);
+      assert.equal(await count(), 4);
+      await t.app.get(Scheduler).runNow('throttle-sweep');
+      assert.equal(await count(), 4, 'nothing is due inside the window');
+      t.clock.advance(901);
+      await t.app.get(Scheduler).runNow('throttle-sweep');
+      assert.equal(await count(), 1, 'the three expired counters are gone; the one an attempt holds stays');
+      await t.app.get(LoginThrottle).failed(busy);
+    });
+
+    it(`refuses a new pending single sign-on login beyond ${PENDING_LOGINS_PER_ADDRESS} from one address`, async () => {
+      const store = t.app.get(SsoStateService);
+      for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) assert.ok(await store.add(`relay:bound-${i}`, 'saml:x', { next: '' }, 600, '198.18.1.1'));
+      await assert.rejects(store.assertRoomFor('198.18.1.1'), (err: Error & { code?: string }) => err.code === 'too_many');
+      await store.assertRoomFor('198.18.1.2');
+      t.clock.advance(601);
+      await store.assertRoomFor('198.18.1.1');
+      assert.ok((await store.sweep()) >= PENDING_LOGINS_PER_ADDRESS, 'expired entries are swept');
     });
   });
 });

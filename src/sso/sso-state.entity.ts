@@ -24,4 +24,8 @@ export class SsoState {
   @Index()
   @Column({ type: 'datetime', precision: 3 })
   expires: Date;
+
+  /** Who started a pending login (its address), so one address cannot fill the table. */
+  @Column({ name: 'client_ip', type: 'varchar', length: 45, default: '' })
+  clientIp: string;
 }

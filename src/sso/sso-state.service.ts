@@ -1,11 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, Repository } from 'typeorm';
+import { LessThan, MoreThan, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/secret-box';
 import { isUniqueViolation } from '../database/errors';
+import { SsoFailure } from './sso-failure';
 import { SsoState } from './sso-state.entity';
+
+/** Pending single sign-on logins one client address may have at once (each lives 10 minutes at most). */
+export const PENDING_LOGINS_PER_ADDRESS = 30;
 
 /** How often expired entries are swept (src/background-work.ts). */
 export const SSO_STATE_SWEEP_MS = 60 * 1000;
@@ -38,7 +42,7 @@ export class SsoStateService {
   }
 
   /** Stores a new entry; false when the key is already taken (used by the replay cache). */
-  async add<T>(key: string, provider: string, data: T, ttlSeconds: number): Promise<boolean> {
+  async add<T>(key: string, provider: string, data: T, ttlSeconds: number, clientIp = ''): Promise<boolean> {
     const now = this.clock.now();
     try {
       await this.states.insert({
@@ -47,6 +51,7 @@ export class SsoStateService {
         data: this.box.encrypt(JSON.stringify(data)),
         created: now,
         expires: new Date(now.getTime() + ttlSeconds * 1000),
+        clientIp,
       });
       return true;
     } catch (err) {
@@ -54,7 +59,7 @@ export class SsoStateService {
       // An expired leftover of the same key (not yet swept) does not count.
       const removed = await this.states.delete({ key, expires: LessThan(now) });
       if (!removed.affected) return false;
-      return this.add(key, provider, data, ttlSeconds);
+      return this.add(key, provider, data, ttlSeconds, clientIp);
     }
   }
 
@@ -77,6 +82,16 @@ export class SsoStateService {
   async remove(key: string): Promise<boolean> {
     const removed = await this.states.delete({ key });
     return !!removed.affected;
+  }
+
+  /**
+   * Refuses a new pending login when this address already has PENDING_LOGINS_PER_ADDRESS of them
+   * unexpired: anonymous requests cannot grow the table without bound (an index on (client_ip, expires)
+   * answers the count).
+   */
+  async assertRoomFor(clientIp: string): Promise<void> {
+    const pending = await this.states.count({ where: { clientIp, expires: MoreThan(this.clock.now()) } });
+    if (pending >= PENDING_LOGINS_PER_ADDRESS) throw new SsoFailure('too_many', `${pending} pending logins from this address`);
   }
 
   async sweep(): Promise<number> {

@@ -84,13 +84,14 @@ export class SsoController {
     const next = this.safeNext(req.query.next);
     try {
       const strategy = await this.oidc.strategyName(name);
+      await this.store.assertRoomFor(clientIp(req));
       const shim: Record<string, unknown> = {};
       (req as Request & { session: unknown }).session = shim;
       const url = expectRedirect(await this.passport.run(strategy, req, { phase: 'login' }));
       const transaction = shim[OIDC_SESSION_KEY] as OidcTransaction | undefined;
       if (!transaction?.state || !transaction.nonce || !transaction.code_verifier) throw new SsoFailure('unavailable', 'no transaction');
       const handle = randomBytes(32).toString('base64url');
-      await this.store.add<PendingOidc>(`oidc:${this.store.digest(handle)}`, `oidc:${name}`, { transaction, next }, OIDC_TTL_SECONDS);
+      await this.store.add<PendingOidc>(`oidc:${this.store.digest(handle)}`, `oidc:${name}`, { transaction, next }, OIDC_TTL_SECONDS, clientIp(req));
       res.setCookie(OIDC_COOKIE, handle, {
         httpOnly: true,
         sameSite: 'lax', // the provider sends the browser back with a top-level GET, which carries Lax cookies
@@ -135,8 +136,9 @@ export class SsoController {
       // passport-saml would read a SAML message in the query as a logout exchange.
       if (req.query.SAMLRequest !== undefined || req.query.SAMLResponse !== undefined) throw new SsoFailure('invalid_response', 'SAML message on the login route');
       const strategy = this.saml.strategyName(name);
+      await this.store.assertRoomFor(clientIp(req));
       const handle = randomBytes(32).toString('base64url');
-      await this.store.add<PendingSaml>(`relay:${this.store.digest(handle)}`, `saml:${name}`, { next }, SAML_REQUEST_TTL_SECONDS);
+      await this.store.add<PendingSaml>(`relay:${this.store.digest(handle)}`, `saml:${name}`, { next }, SAML_REQUEST_TTL_SECONDS, clientIp(req));
       redirect(res, expectRedirect(await this.passport.run(strategy, req, { additionalParams: { RelayState: handle } })));
     } catch (err) {
       this.refuse(req, res, 'saml', name, err, next);

@@ -99,6 +99,20 @@ export class LoginThrottle {
     );
   }
 
+  /**
+   * Deletes counters whose window has passed and that no attempt is using: anonymous attempts leave a
+   * row each, and this keeps the table to the pairs of the current window. One batch per call.
+   */
+  async sweep(batch = 1000): Promise<number> {
+    const t = this.prepared.table(LoginFailure);
+    const expired = this.prepared.date(new Date(this.clock.now().getTime() - this.windowMs()));
+    // The derived table lets MySQL take a LIMIT in the subquery; SQLite reads it the same way.
+    return this.prepared.run(
+      `DELETE FROM ${t} WHERE id IN (SELECT id FROM (SELECT id FROM ${t} WHERE window_start <= ? AND pending = 0 LIMIT ${Number(batch)}) AS due)`,
+      [expired],
+    );
+  }
+
   private async find(key: Pair): Promise<ThrottleRow | null> {
     const [row] = await this.prepared.rows(
       `SELECT id, failures, pending, window_start FROM ${this.prepared.table(LoginFailure)} WHERE username = ? AND client_ip = ?`,
