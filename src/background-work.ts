@@ -1,11 +1,15 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Scheduler } from './common/scheduler';
+import { DatabaseHealth } from './database/database-health';
 import { SESSION_SWEEP_MS, SessionSweeper } from './sessions/session-sweeper.service';
 import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.service';
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
 import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
 import { LoginThrottle } from './users/login-throttle.service';
+
+/** While the database is down, this node tries it this often (nothing runs while it is up). */
+const DATABASE_PROBE_MS = 1000;
 
 /** Expired login-throttle counters are deleted this often. */
 const THROTTLE_SWEEP_MS = 60 * 1000;
@@ -26,6 +30,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly lastUsed: LastUsedBuffer,
     private readonly ssoState: SsoStateService,
     private readonly throttle: LoginThrottle,
+    private readonly database: DatabaseHealth,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -36,5 +41,6 @@ export class BackgroundWork implements OnApplicationBootstrap {
     if (process.env.SESSION_SWEEP !== 'off') s.every('session-sweep', SESSION_SWEEP_MS, () => this.sessionSweeper.sweepOnce());
     s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
+    s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());
   }
 }

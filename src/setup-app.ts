@@ -6,6 +6,7 @@ import { setupOpenApi } from './api/openapi';
 import { AuthMetrics } from './common/auth-metrics';
 import { BODY_LIMIT, bodyParsers, emptyBody, requestHeaders, requestMetrics, trailingSlash } from './common/http-pipeline';
 import { HttpExceptionFilter } from './common/http-exception.filter';
+import { DatabaseHealth } from './database/database-health';
 
 /**
  * The HTTP server: Nest on Fastify. Measured on this service (docs/decisions.md, "The front door"),
@@ -36,7 +37,7 @@ export async function setupApp(nestApp: INestApplication): Promise<NestFastifyAp
   fastify.addHook('onResponse', requestMetrics(app.get(AuthMetrics)));
   bodyParsers(fastify);
   await app.register(fastifyCookie);
-  app.useGlobalFilters(new HttpExceptionFilter(config));
+  app.useGlobalFilters(new HttpExceptionFilter(config, app.get(DatabaseHealth)));
   setupOpenApi(app, config);
   return app;
 }

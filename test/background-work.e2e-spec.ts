@@ -19,6 +19,7 @@ describe('background loops', () => {
     assert.deepEqual(
       t.app.get(Scheduler).list().sort((a, b) => a.name.localeCompare(b.name)),
       [
+        { name: 'database-probe', periodMs: 1000 },
         { name: 'last-used-flush', periodMs: 15000 },
         { name: 'session-sweep', periodMs: 60000 },
         { name: 'session-watch', periodMs: 2000 },

@@ -2,6 +2,8 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Public } from '../common/public.decorator';
 import { SettingsService } from '../settings/settings.service';
+import { DatabaseHealth } from '../database/database-health';
+import { ServiceUnavailable } from '../common/errors';
 
 /** `/api/`, `/api/v2/` and the cheap public ping. */
 @Controller('api')
@@ -9,6 +11,7 @@ export class ApiRootController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly settings: SettingsService,
+    private readonly health: DatabaseHealth,
   ) {}
 
   @Public()
@@ -49,6 +52,8 @@ export class ApiRootController {
   @Public()
   @Get('v2/ping')
   ping() {
+    // 503 while this node knows its database is unreachable; the ping itself never queries it.
+    if (this.health.isDown) throw new ServiceUnavailable();
     return { ha: false, version: this.config.productVersion, active_node: this.config.nodeName };
   }
 }

@@ -116,3 +116,10 @@ export class UnsupportedMediaType extends DomainError {
     super('unsupported_media_type', `Unsupported media type "${type}" in request.`);
   }
 }
+
+/** The database cannot be reached (SPEC §1): 503, never the driver's text. */
+export class ServiceUnavailable extends DomainError {
+  constructor(detail = 'The service cannot reach its database right now; try again shortly.') {
+    super('unavailable', detail);
+  }
+}

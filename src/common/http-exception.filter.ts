@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DatabaseHealth } from '../database/database-health';
+import { ServiceUnavailable } from './errors';
 import { httpAnswer } from './http-errors';
 
 /**
@@ -12,13 +14,18 @@ import { httpAnswer } from './http-errors';
 export class HttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly health: DatabaseHealth,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<FastifyReply>();
     const req = host.switchToHttp().getRequest<FastifyRequest>();
     if (res.sent || res.raw.headersSent) return;
-    const answer = httpAnswer(exception, this.config.oauth2ProviderEnabled);
+    // An unreachable database is a 503 without SQL or stack, logged once per interval (database-health.ts).
+    const failure = this.health.noteFailure(exception) ? new ServiceUnavailable() : exception;
+    const answer = httpAnswer(failure, this.config.oauth2ProviderEnabled);
     if (!answer) {
       this.logger.error(
         { event: 'unhandled_error', path: req.url.split('?')[0], method: req.method, error: String((exception as Error)?.message ?? exception) },

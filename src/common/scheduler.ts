@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
+import { DatabaseHealth } from '../database/database-health';
 import { AuthMetrics } from './auth-metrics';
 
 export interface LoopOptions {
@@ -27,7 +28,11 @@ export class Scheduler implements OnModuleDestroy {
   private readonly loops = new Map<string, Loop>();
   private stopped?: Promise<void>;
 
-  constructor(private readonly metrics: AuthMetrics) {}
+  constructor(
+    private readonly metrics: AuthMetrics,
+    /** A pass failing because the database is unreachable is logged by it, once per interval. */
+    @Optional() private readonly health?: DatabaseHealth,
+  ) {}
 
   every(name: string, periodMs: number, run: () => Promise<unknown>, options: LoopOptions = {}): void {
     if (this.loops.has(name)) throw new Error(`background loop ${name} is declared twice`);
@@ -57,7 +62,7 @@ export class Scheduler implements OnModuleDestroy {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'ok' });
     } catch (err) {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'failed' });
-      this.logger.warn({ event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
+      if (!this.health?.noteFailure(err)) this.logger.warn({ event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
     } finally {
       loop.running = undefined;
     }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migration-runner';
+import { DatabaseHealth } from './database-health';
 import { PreparedStatements } from './prepared-statements';
 import { Transactions } from './transactions';
 
@@ -21,7 +22,7 @@ import { Transactions } from './transactions';
       },
     }),
   ],
-  providers: [Transactions, PreparedStatements],
-  exports: [Transactions, PreparedStatements],
+  providers: [Transactions, PreparedStatements, DatabaseHealth],
+  exports: [Transactions, PreparedStatements, DatabaseHealth],
 })
 export class DatabaseModule {}

@@ -11,3 +11,18 @@ export function isForeignKeyViolation(err: unknown): boolean {
   const code = e?.driverError?.code ?? e?.code;
   return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
+
+/** Connection-level failures: the database is unreachable, not the request wrong (SPEC §1: 503). */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR', 'ER_NET_READ_ERROR', 'ER_NET_WRITE_INTERRUPTED',
+  'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_BUSY', 'SQLITE_FULL',
+]);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string }; message?: string };
+  const code = e?.driverError?.code ?? e?.code;
+  if (code && UNAVAILABLE_CODES.has(code)) return true;
+  // mysql2 after the pool lost its server: "Can't add new command when connection is in closed state".
+  return typeof e?.message === 'string' && /connection is in closed state|Connection lost/i.test(e.message);
+}
