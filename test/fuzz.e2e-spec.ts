@@ -14,7 +14,9 @@ import { TEST_DB } from './support/test-db';
  * Property-based fuzzing of every route of the OpenAPI document (issue 13), as anonymous, a session, a
  * bearer token and the superuser: generated path ids, query strings, headers and bodies (odd Unicode,
  * invalid UTF-8, huge numbers, deep nesting, wrong types, oversized fields). Every answer must be below
- * 500, carry no stack trace and no SQL, and a refused request must not have written a row.
+ * 500, carry no stack trace and no SQL, a refused request must not have written a row, and a list
+ * (whatever filters, lookups, paths and orderings the query string holds) never shows a plain user a row
+ * they could not see.
  *
  * CI runs a fixed seed; a nightly-size run is one command:
  *   FUZZ_RUNS=200000 FUZZ_SEED=$RANDOM TEST_FILTER=fuzz TEST_DATABASES=sqlite npm test
@@ -102,6 +104,22 @@ const headers = fc.record(
   { requiredKeys: [] },
 );
 
+/** A plain user's list shows only what is theirs: themselves, their tokens, applications and objects. */
+function assertOnlyOwn(text: string, userId: number, label: string): void {
+  let body: { results?: unknown };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (!Array.isArray(body?.results)) return;
+  for (const row of body.results as { id?: number; type?: string; related?: { user?: string }; summary_fields?: { created_by?: { id?: number } } }[]) {
+    if (row.type === 'user') assert.equal(row.id, userId, `${label} shows another user`);
+    else if (row.related?.user) assert.equal(row.related.user, `/api/v2/users/${userId}/`, `${label} shows another user's ${row.type}`);
+    else if (row.summary_fields?.created_by) assert.equal(row.summary_fields.created_by.id, userId, `${label} shows another user's ${row.type}`);
+  }
+}
+
 /** Percent-encodes a string's UTF-8 bytes (a lone surrogate becomes U+FFFD rather than a client-side error). */
 function pct(s: string): string {
   return [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
@@ -168,6 +186,14 @@ describe(`fuzzing every route of the OpenAPI document (${TEST_DB}, ${RUNS} input
       return Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, Number(v)]));
     };
     await restore();
+    // Objects of both users, so a list that leaked would show one.
+    for (const [auth, prefix] of [[basic('admin', ADMIN_PASSWORD), 'admin'], [basic('fuzzer', 'Fuzzer-pass-1'), 'fuzzer']] as const) {
+      await t.http().post('/api/v2/hosts/').set('Authorization', auth).send({ name: `${prefix}-host` }).expect(201);
+      await t.http().post('/api/v2/credentials/').set('Authorization', auth).send({ name: `${prefix}-cred`, inputs: { password: 'p' } }).expect(201);
+      const template = await t.http().post('/api/v2/job_templates/').set('Authorization', auth).send({ name: `${prefix}-jt` }).expect(201);
+      await t.http().post(`/api/v2/job_templates/${template.body.id}/launch/`).set('Authorization', auth).send({}).expect(201);
+      await t.http().post('/api/v2/applications/').set('Authorization', auth).send({ name: `${prefix}-app`, client_type: 'public', authorization_grant_type: 'password' }).expect(201);
+    }
   });
   after(() => t.close());
 
@@ -200,6 +226,7 @@ describe(`fuzzing every route of the OpenAPI document (${TEST_DB}, ${RUNS} input
         assert.ok(res.status > 0 && res.status < 500, `${label}: ${res.text.slice(0, 300)}`);
         assert.doesNotMatch(res.text, LEAK, `${label} leaks internals: ${res.text.slice(0, 300)}`);
         if (res.status >= 400) assert.deepEqual(await counts(), before, `${label} wrote a row although it was refused`);
+        if (res.status === 200 && (c.identity === 'session' || c.identity === 'bearer')) assertOnlyOwn(res.text, fuzzerId, label);
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true, interruptAfterTimeLimit: 20 * 60 * 1000 },
     );
