@@ -59,10 +59,6 @@ export class Authenticator {
     this.entries = [...this.entries, { strategy, priority }].sort((a, b) => a.priority - b.priority);
   }
 
-  names(): string[] {
-    return this.entries.map((e) => e.strategy.name);
-  }
-
   /** The principal the request proves, undefined when it presents no credential; throws the refusal of a bad one. */
   async authenticate(req: unknown, response: unknown, options: { except?: string[] } = {}): Promise<Principal | undefined> {
     const strategyOptions: CredentialOptions = { response };

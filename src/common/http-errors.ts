@@ -50,10 +50,6 @@ export function httpAnswer(error: unknown, oauth2Enabled: boolean): HttpAnswer |
   return serverErrorOf(error);
 }
 
-export function statusOf(code: ErrorCode): number {
-  return STATUS[code];
-}
-
 function challenge(error: DomainError, oauth2Enabled: boolean): string {
   if (!oauth2Enabled) return 'Session realm="api"';
   if (error instanceof AuthError && (error.code === 'invalid_token' || error.code === 'token_expired')) {
