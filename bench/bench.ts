@@ -1,9 +1,8 @@
-import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProcess, stop } from './support';
 
 /**
  * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
@@ -20,8 +19,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite mysql').split(/\s+/).filter(Boolean);
-const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
-const ADMIN_PASSWORD = 'Bench-admin-pass-1';
 
 interface Row {
   label: string;
@@ -51,87 +48,6 @@ function wrk(url: string, headers: Record<string, string>, seconds: number): { r
 function measure(label: string, url: string, headers: Record<string, string> = {}): Row {
   if (WARMUP > 0) wrk(url, headers, WARMUP);
   return { label, ...wrk(url, headers, SECONDS) };
-}
-
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 60000);
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = ready.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
-function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    // A fresh connection each time: a kept-alive socket may have been closed by the server during a measurement.
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
-
-/** Logs in through the form, as a browser does, and returns the session cookie. */
-async function sessionCookie(url: string): Promise<string> {
-  const csrf = 'b'.repeat(43);
-  const body = `username=admin&password=${encodeURIComponent(ADMIN_PASSWORD)}`;
-  const res = await request(`${url}/api/login/`, {
-    method: 'POST',
-    headers: { Cookie: `csrftoken=${csrf}`, 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(Buffer.byteLength(body)) },
-    body,
-  });
-  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('svc_session_id='));
-  if (res.status !== 302 || !cookie) throw new Error(`login failed: ${res.status}`);
-  return cookie.split(';')[0];
-}
-
-/** A personal access token created the seed's way: POST /api/v2/tokens/ with basic credentials. */
-async function personalToken(url: string, basicHeader: Record<string, string>): Promise<string> {
-  const res = await request(`${url}/api/v2/tokens/`, {
-    method: 'POST',
-    headers: { ...basicHeader, 'Content-Type': 'application/json' },
-    body: '{"description": "bench", "scope": "read"}',
-  });
-  if (res.status !== 201) throw new Error(`token creation failed: ${res.status}`);
-  return JSON.parse(res.body).token;
-}
-
-async function mysqlDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_${process.pid}`;
-  const admin = await createConnection(MYSQL_URL);
-  await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-  return {
-    url: `${MYSQL_URL}/${name}`,
-    drop: async () => {
-      const conn = await createConnection(MYSQL_URL);
-      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await conn.end();
-    },
-  };
 }
 
 async function benchDatabase(kind: string): Promise<Row[]> {
@@ -180,7 +96,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+const scale = process.argv.indexOf('--scale');
+(scale >= 0 ? import('./scale').then((m) => m.runScale(Number(process.argv[scale + 1]) || 1_000_000, DATABASES)) : main()).catch((err) => {
   console.error(err.message);
   process.exit(1);
 });

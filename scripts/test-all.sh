@@ -43,6 +43,31 @@ for db in ${TEST_DATABASES:-sqlite mysql}; do
   [ ${#browser[@]} -gt 0 ] && TEST_DB="$db" concurrency=1 run_suite "browser-${db}" "${browser[@]}"
 done
 
+# The Galera pass (issue 14): a 3-member MariaDB Galera cluster on loopback, started once, and the tests
+# that run several service nodes, each node attached to a different member. TEST_GALERA=off skips it.
+if [[ " ${TEST_DATABASES:-sqlite mysql} " == *" mysql "* && "${TEST_GALERA:-on}" != off ]]; then
+  mapfile -t cluster_tests < <(printf '%s\n' "${e2e[@]}" | grep -E '/(multi-node|multi-node-tokens|refresh-race|galera|web-concurrency)\.e2e-spec\.js$')
+  if [ ${#cluster_tests[@]} -gt 0 ]; then
+    galera_dir=$(mktemp -d /tmp/svc-galera-XXXXXX)
+    chmod 755 "$galera_dir"
+    mapfile -t galera_ports < <(node -e '
+      const net = require("node:net");
+      const free = (p) => new Promise((r) => { const s = net.createServer().once("error", () => r(false)).listen(p, "127.0.0.1", () => s.close(() => r(true))); });
+      (async () => { for (;;) { const base = 20000 + Math.floor(Math.random() * 9000); const ps = [base, base + 1, base + 2];
+        const all = ps.flatMap((p) => [p, p + 100, p + 200, p + 300]);
+        if ((await Promise.all(all.map(free))).every(Boolean)) { console.log(ps.join("\n")); return; } } })();')
+    galera_started=$(date +%s)
+    if bash scripts/galera-cluster.sh start "$galera_dir" "${galera_ports[@]}"; then
+      echo "galera cluster started in $(( $(date +%s) - galera_started ))s"
+      TEST_DB=mysql TEST_GALERA_PORTS=$(IFS=,; echo "${galera_ports[*]}") run_suite "e2e-galera" "${cluster_tests[@]}"
+    else
+      echo "galera cluster did not start"; total_fail=$((total_fail + 1)); status=1
+    fi
+    bash scripts/galera-cluster.sh stop "$galera_dir"
+    rm -rf "$galera_dir"
+  fi
+fi
+
 echo
 echo "${total_pass} passed, ${total_fail} failed"
 exit $status

@@ -6,10 +6,14 @@ import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.se
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
 import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
+import { TokenRevocationService } from './tokens/token-revocation.service';
 import { LoginThrottle } from './users/login-throttle.service';
 
 /** While the database is down, this node tries it this often (nothing runs while it is up). */
 const DATABASE_PROBE_MS = 1000;
+
+/** Rows cut off by an "end all" or "revoke all" are cleaned up this often (the cut-off already refuses them). */
+export const REVOCATION_CLEANUP_MS = 1000;
 
 /** Expired login-throttle counters are deleted this often. */
 const THROTTLE_SWEEP_MS = 60 * 1000;
@@ -31,6 +35,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly ssoState: SsoStateService,
     private readonly throttle: LoginThrottle,
     private readonly database: DatabaseHealth,
+    private readonly tokenRevocation: TokenRevocationService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -39,6 +44,10 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('session-watch', WATCH_INTERVAL_MS, () => this.sessionWatcher.tick());
     s.every('last-used-flush', LAST_USED_FLUSH_MS, () => this.lastUsed.flush(), { final: () => this.lastUsed.flush() });
     if (process.env.SESSION_SWEEP !== 'off') s.every('session-sweep', SESSION_SWEEP_MS, () => this.sessionSweeper.sweepOnce());
+    s.every('revocation-cleanup', REVOCATION_CLEANUP_MS, async () => {
+      await this.sessionSweeper.cleanupRevoked();
+      await this.tokenRevocation.cleanupRevoked();
+    });
     s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());

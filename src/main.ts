@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -6,6 +7,7 @@ import { APP_CONFIG, AppConfig, ConfigError, loadAppConfig } from './config/app-
 import { JsonLogger, logSink } from './common/json-logger';
 import { httpAdapter, setupApp } from './setup-app';
 import { UsersService } from './users/users.service';
+import { runWebWorkers } from './web-workers';
 
 async function bootstrap(): Promise<void> {
   let loaded: AppConfig;
@@ -16,6 +18,7 @@ async function bootstrap(): Promise<void> {
     process.exit(2);
   }
   const logger = new JsonLogger(loaded.logLevel);
+  if (loaded.webConcurrency > 1 && cluster.isPrimary) return runWebWorkers(loaded.webConcurrency, logger);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, httpAdapter(loaded), { bodyParser: false, logger });
   await setupApp(app);
   const config = app.get<AppConfig>(APP_CONFIG);

@@ -21,6 +21,7 @@ describe('background loops', () => {
       [
         { name: 'database-probe', periodMs: 1000 },
         { name: 'last-used-flush', periodMs: 15000 },
+        { name: 'revocation-cleanup', periodMs: 1000 },
         { name: 'session-sweep', periodMs: 60000 },
         { name: 'session-watch', periodMs: 2000 },
         { name: 'settings-refresh', periodMs: 400 },

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { Scheduler } from '../src/common/scheduler';
 import { LastUsedBuffer } from '../src/tokens/last-used.buffer';
 import { TokensService } from '../src/tokens/tokens.service';
 import { UsersService } from '../src/users/users.service';
@@ -234,6 +235,8 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(200);
     await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', admin).send({ is_active: false }).expect(200);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);
+    // Refused at once by the user's cut-off; the row itself goes with the background clean-up.
+    await t.app.get(Scheduler).runNow('revocation-cleanup');
     const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token WHERE user_id = ?', [id]);
     assert.equal(Number(n), 0, "the deactivated user's tokens are gone");
     await t.http().patch(`/api/v2/users/${id}/`).set('Authorization', admin).send({ is_active: true }).expect(200);
@@ -287,11 +290,17 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.http().delete('/api/v2/tokens/').set('Authorization', admin).expect(204);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(a.token)).expect(401);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(b.token)).expect(401);
+    const [{ n: before }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token');
+    assert.ok(Number(before) >= 2, 'refused by the system cut-off before any row is deleted');
+    const list = await t.http().get('/api/v2/tokens/').set('Authorization', admin).expect(200);
+    assert.equal(list.body.count, 0, 'revoked tokens are not listed while they wait for the clean-up');
+    await t.app.get(Scheduler).runNow('revocation-cleanup');
     const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token');
     assert.equal(Number(n), 0);
   });
 
   it('counts issued and revoked tokens in the Prometheus metrics', async () => {
+    await t.app.get(Scheduler).runNow('revocation-cleanup');
     const metrics = await t.http().get('/api/v2/metrics/').set('Authorization', admin).expect(200);
     const issuedCount = Number(/svc_tokens_issued_total\{kind="personal"\} (\d+)/.exec(metrics.text)?.[1]);
     const revokedCount = Number(/svc_tokens_revoked_total (\d+)/.exec(metrics.text)?.[1]);

@@ -13,9 +13,10 @@ import { AccountPolicy, accountRefusal, ExternalUserRefused, mayHoldTokens } fro
  * (the guard's strategies, /api/o/authorize/, the session event stream, the login page, the token
  * endpoint's grants) calls these, so these cases are the whole answer.
  */
-const local = { isActive: true, externalAccount: null };
-const social = { isActive: true, externalAccount: 'social' };
-const disabled = { isActive: false, externalAccount: null };
+const noCutoffs = { sessionsEndedBefore: null, sessionsEndReason: null, sessionsKeptId: null, tokensRevokedBefore: null };
+const local = { isActive: true, externalAccount: null, ...noCutoffs };
+const social = { isActive: true, externalAccount: 'social', ...noCutoffs };
+const disabled = { isActive: false, externalAccount: null, ...noCutoffs };
 
 function settings(values: Record<string, unknown>): SettingsService {
   const all: Record<string, unknown> = { DISABLE_LOCAL_AUTH: false, ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false, ...values };
@@ -49,10 +50,10 @@ describe('session validity', () => {
   const now = clock.now();
   const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
   const session = (over: Partial<Session> = {}) =>
-    ({ id: 1, expires: at(60), absoluteExpires: null, endedAt: null, endedReason: null, ...over }) as Session;
+    ({ id: 1, created: at(-30), expires: at(60), absoluteExpires: null, endedAt: null, endedReason: null, ...over }) as Session;
   const rule = (values: Record<string, unknown> = {}) => {
     const s = settings(values);
-    return new SessionsService(undefined as never, undefined as never, s, clock, undefined as never, undefined as never, new AccountPolicy(s));
+    return new SessionsService(undefined as never, undefined as never, s, clock, undefined as never, undefined as never, new AccountPolicy(s), undefined as never);
   };
 
   it('accepts a live session of an allowed account', () => {
@@ -86,7 +87,7 @@ describe('access token validity', () => {
     const s = settings(values);
     return new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
   };
-  const live = { expires: new Date(now.getTime() + 1000) };
+  const live = { created: new Date(now.getTime() - 1000), expires: new Date(now.getTime() + 1000) };
 
   it('accepts a live token of an allowed account', () => {
     assert.equal(rule().validate(live, local, now), null);
@@ -98,12 +99,51 @@ describe('access token validity', () => {
   });
 
   it('refuses an expired token at its expiry instant', () => {
-    assert.equal(rule().validate({ expires: now }, local, now), 'token_expired');
+    assert.equal(rule().validate({ ...live, expires: now }, local, now), 'token_expired');
   });
 
   it("reads a disabled user's token as invalid, and a local user's while local auth is off as such", () => {
     assert.equal(rule().validate(live, disabled, now), 'invalid_token');
     assert.equal(rule({ DISABLE_LOCAL_AUTH: true }).validate(live, local, now), 'local_auth_disabled');
     assert.equal(rule({ DISABLE_LOCAL_AUTH: true }).validate(live, social, now), null);
+  });
+});
+
+describe('revocation cut-offs (issue 21)', () => {
+  const clock = new ManualClock();
+  const now = clock.now();
+  const at = (ms: number) => new Date(now.getTime() + ms);
+  const s = settings({});
+  const sessions = new SessionsService(undefined as never, undefined as never, s, clock, undefined as never, undefined as never, new AccountPolicy(s), undefined as never);
+  const tokens = new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+  const session = (id: number, createdMs: number) =>
+    ({ id, created: at(createdMs), expires: at(60_000), absoluteExpires: null, endedAt: null, endedReason: null }) as Session;
+
+  it('ends a session created at or before its user\'s cut-off with the cut-off\'s reason, and not a later one', () => {
+    const user = { ...local, sessionsEndedBefore: at(-1000), sessionsEndReason: 'revoked_by_admin' };
+    assert.equal(sessions.validate(session(1, -2000), user, now), 'revoked_by_admin');
+    assert.equal(sessions.validate(session(2, -1000), user, now), 'revoked_by_admin');
+    assert.equal(sessions.validate(session(3, -999), user, now), null);
+  });
+
+  it('keeps the one session a password change keeps, and only that one', () => {
+    const user = { ...local, sessionsEndedBefore: at(-1000), sessionsEndReason: 'password_changed', sessionsKeptId: 7 };
+    assert.equal(sessions.validate(session(7, -5000), user, now), null);
+    assert.equal(sessions.validate(session(8, -5000), user, now), 'password_changed');
+  });
+
+  it('lets a reason the row already carries win over the cut-off', () => {
+    const user = { ...local, sessionsEndedBefore: at(-1000), sessionsEndReason: 'password_changed' };
+    const ended = { ...session(1, -5000), endedAt: at(-3000), endedReason: 'session_limit' } as Session;
+    assert.equal(sessions.validate(ended, user, now), 'session_limit');
+  });
+
+  it("refuses a token created at or before its user's or the system's cut-off as invalid", () => {
+    const token = (createdMs: number) => ({ created: at(createdMs), expires: at(60_000) });
+    const user = { ...local, tokensRevokedBefore: at(-1000) };
+    assert.equal(tokens.validate(token(-1000), user, now), 'invalid_token');
+    assert.equal(tokens.validate(token(-999), user, now), null);
+    assert.equal(tokens.validate(token(-500), local, now, at(-500)), 'invalid_token');
+    assert.equal(tokens.validate(token(-499), local, now, at(-500)), null);
   });
 });

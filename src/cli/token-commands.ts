@@ -59,13 +59,20 @@ export class RevokeOAuth2TokensCommand extends CommandRunner {
   async run(_: string[], options: { user?: string; all?: boolean }): Promise<void> {
     requireOAuth2(this.config);
     const refresh = !!options.all;
-    let counts;
+    let userId: number | null = null;
     if (options.user) {
       const user = await this.users.findByUsername(options.user);
       if (!user) throw new CommandError('A user with that username does not exist.');
-      counts = await this.revocation.revokeForUser(user.id, { refresh, reason: 'revoke_oauth2_tokens' });
+      userId = user.id;
+    }
+    const counts = await this.revocation.countFor(userId);
+    if (refresh) {
+      // The cut-off refuses them at once; the command then waits for the rows to be cleaned up.
+      if (userId === null) await this.revocation.revokeAll('revoke_oauth2_tokens');
+      else await this.revocation.revokeForUser(userId, 'revoke_oauth2_tokens');
+      await this.revocation.cleanupRevoked(Infinity);
     } else {
-      counts = await this.revocation.revokeAll({ refresh, reason: 'revoke_oauth2_tokens' });
+      counts.accessTokens = await this.revocation.deleteAccessTokensOf(userId, 'revoke_oauth2_tokens');
     }
     console.log(`Revoked ${counts.accessTokens} access token(s)` + (refresh ? ` and ${counts.refreshTokens} refresh token(s).` : '.'));
   }

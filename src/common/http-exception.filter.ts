@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/common';
+import { SampledLog } from './sampled-log';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseHealth } from '../database/database-health';
@@ -12,7 +13,7 @@ import { httpAnswer } from './http-errors';
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('http');
+  private readonly errors = new SampledLog(new Logger('http'), 'error');
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -27,10 +28,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const failure = this.health.noteFailure(exception) ? new ServiceUnavailable() : exception;
     const answer = httpAnswer(failure, this.config.oauth2ProviderEnabled);
     if (!answer) {
-      this.logger.error(
-        { event: 'unhandled_error', path: req.url.split('?')[0], method: req.method, error: String((exception as Error)?.message ?? exception) },
-        (exception as Error)?.stack,
-      );
+      // The same failure on every request is one line (with its stack) a minute and a count, not a flood.
+      const error = String((exception as Error)?.message ?? exception);
+      const path = req.url.split('?')[0];
+      this.errors.log(`${req.method} ${path} ${error}`, { event: 'unhandled_error', path, method: req.method, error }, Date.now(), (exception as Error)?.stack);
       res.code(500).send({ detail: 'A server error has occurred.' });
       return;
     }

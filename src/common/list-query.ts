@@ -49,9 +49,41 @@ export async function queryPage<T extends object, R>(
 ): Promise<Page<R>> {
   const request = pageRequest(query);
   applyListQuery(qb, qb.alias, spec, query);
-  const count = await qb.getCount();
-  const rows = await qb.offset(request.offset).limit(request.pageSize).getMany();
+  const count = await countRows(qb);
+  const rows = request.offset > 0 ? await deepPage(qb, request.offset, request.pageSize) : await qb.limit(request.pageSize).getMany();
   return pageOf(path, request, count, await present(rows), query);
+}
+
+/**
+ * `COUNT(1)` over the list's conditions, joining only what a condition names. The ORM's own count is
+ * `COUNT(DISTINCT id)` over every join the list selects, which reads every joined row (issue 21); a
+ * list's joins are to-one, so dropping the unused ones and counting plainly gives the same number from
+ * an index.
+ */
+async function countRows<T extends object>(qb: SelectQueryBuilder<T>): Promise<number> {
+  const counting = qb.clone();
+  const where = (counting as unknown as { createWhereExpression(): string }).createWhereExpression();
+  const joins = counting.expressionMap.joinAttributes;
+  const named = (alias: string) => where.includes(`${alias}.`) || where.includes(`${counting.escape(alias)}.`);
+  const needed = new Set(joins.filter((j) => named(j.alias.name)).map((j) => j.alias.name));
+  for (const join of [...joins].reverse()) if (needed.has(join.alias.name) && join.parentAlias) needed.add(join.parentAlias);
+  counting.expressionMap.joinAttributes = joins.filter((j) => needed.has(j.alias.name));
+  const row = await counting.orderBy().offset(undefined).limit(undefined).select('COUNT(1)', 'cnt').getRawOne<{ cnt: string | number }>();
+  return Number(row?.cnt ?? 0);
+}
+
+/**
+ * A page deep in a list: the ids of the page first (ordered and offset over the index alone), then those
+ * rows. Offsetting the full rows would read every skipped row on MySQL.
+ */
+async function deepPage<T extends object>(qb: SelectQueryBuilder<T>, offset: number, size: number): Promise<T[]> {
+  const alias = qb.alias;
+  const idRows = await qb.clone().select(`${alias}.id`, 'id').offset(offset).limit(size).getRawMany<{ id: number | string }>();
+  const ids = idRows.map((r) => Number(r.id));
+  if (!ids.length) return [];
+  const rows = await qb.clone().orderBy().andWhere(`${alias}.id IN (:...pageIds)`, { pageIds: ids }).getMany();
+  const byId = new Map(rows.map((r) => [(r as { id: number }).id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
 }
 
 /** Applies every filter, `search` and `order_by` of the query string to a list's query builder. */

@@ -22,6 +22,11 @@ export interface Account {
   created: Date;
   modified: Date;
   lastLogin: Date | null;
+  /** Revocation cut-offs the validity rules read (see the users module's entity). */
+  sessionsEndedBefore: Date | null;
+  sessionsEndReason: string | null;
+  sessionsKeptId: number | null;
+  tokensRevokedBefore: Date | null;
 }
 
 /**

@@ -2,23 +2,33 @@ import { Logger } from '@nestjs/common';
 
 const WINDOW_MS = 60_000;
 
+type Level = 'log' | 'warn' | 'error';
+
 /**
- * Logs an event at most once a minute per key, carrying how many were folded into it, so that every
- * basic or bearer request is accounted for without one log line per API call.
+ * Logs an event at most once a minute per key, carrying how many were folded into it: every basic or
+ * bearer request is accounted for without one line per API call, and a failure that repeats (a
+ * background loop, the same unexpected error on every request) is one line a minute with its count.
  */
 export class SampledLog {
   private readonly seen = new Map<string, { until: number; suppressed: number }>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly level: Level = 'log',
+  ) {}
 
-  log(key: string, event: Record<string, unknown>, now = Date.now()): void {
+  /** True when a line was written (the first of its window), false when it was only counted. */
+  log(key: string, event: Record<string, unknown>, now = Date.now(), detail?: string): boolean {
     const entry = this.seen.get(key);
     if (entry && entry.until > now) {
       entry.suppressed++;
-      return;
+      return false;
     }
     if (this.seen.size > 10_000) this.seen.clear();
     this.seen.set(key, { until: now + WINDOW_MS, suppressed: 0 });
-    this.logger.log({ ...event, requests_since_last: (entry?.suppressed ?? 0) + 1, sampled: true });
+    const line = { ...event, requests_since_last: (entry?.suppressed ?? 0) + 1, sampled: true };
+    if (detail === undefined) this.logger[this.level](line);
+    else this.logger[this.level](line, detail);
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { DatabaseHealth } from '../database/database-health';
 import { AuthMetrics } from './auth-metrics';
+import { SampledLog } from './sampled-log';
 
 export interface LoopOptions {
   /** Work to run once more after the loop stops (a last flush of buffered writes). */
@@ -25,6 +26,8 @@ interface Loop {
 @Injectable()
 export class Scheduler implements OnModuleDestroy {
   private readonly logger = new Logger('scheduler');
+  /** A loop failing pass after pass is one line a minute with its count. */
+  private readonly failures = new SampledLog(this.logger, 'warn');
   private readonly loops = new Map<string, Loop>();
   private stopped?: Promise<void>;
 
@@ -48,10 +51,12 @@ export class Scheduler implements OnModuleDestroy {
     return [...this.loops.values()].map(({ name, periodMs }) => ({ name, periodMs }));
   }
 
-  /** Runs one pass now (tests, and a pass that must not wait for its period). */
-  runNow(name: string): Promise<void> {
+  /** Runs one whole pass now, after the one in flight if any (tests, and a pass that must not wait for its period). */
+  async runNow(name: string): Promise<void> {
     const loop = this.loops.get(name);
-    return loop ? this.tick(loop) : Promise.resolve();
+    if (!loop) return;
+    if (loop.running) await loop.running.catch(() => undefined);
+    return this.tick(loop);
   }
 
   private async tick(loop: Loop): Promise<void> {
@@ -62,7 +67,7 @@ export class Scheduler implements OnModuleDestroy {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'ok' });
     } catch (err) {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'failed' });
-      if (!this.health?.noteFailure(err)) this.logger.warn({ event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
+      if (!this.health?.noteFailure(err)) this.failures.log(loop.name, { event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
     } finally {
       loop.running = undefined;
     }

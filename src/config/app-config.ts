@@ -22,6 +22,8 @@ export interface AppConfig {
   productName: string;
   /** The service's semantic version (package.json), sent as X-API-Product-Version. */
   productVersion: string;
+  /** Server processes sharing the port (WEB_CONCURRENCY, node:cluster); above 1 only on MySQL/MariaDB. */
+  webConcurrency: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -34,6 +36,24 @@ function parseBool(name: string, raw: string | undefined, fallback: boolean): bo
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/**
+ * WEB_CONCURRENCY: 1 to 64 server processes. Above 1 needs MySQL/MariaDB: on SQLite each process has its
+ * own connection and in-process transaction queue, so the guarantees that queue gives (the session limit,
+ * the throttle count, one refresh per token) would hold per process only (docs/decisions.md).
+ */
+function parseWebConcurrency(raw: string | undefined, databaseUrl: string): number {
+  if (raw === undefined || raw === '') return 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 64) throw new ConfigError(`WEB_CONCURRENCY must be an integer 1..64, got "${raw}"`);
+  const n = Number(raw);
+  if (n > 1 && databaseUrl.startsWith('sqlite:')) {
+    throw new ConfigError(
+      `WEB_CONCURRENCY=${n} needs MySQL or MariaDB (DATABASE_URL=mysql://…): on the embedded SQLite database the session limit, ` +
+        'the login throttle and refresh-token rotation are serialised inside one process, so several processes would break them',
+    );
+  }
+  return n;
 }
 
 function parsePort(raw: string | undefined): number {
@@ -98,6 +118,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeName: env.CLUSTER_HOST_ID || env.HOSTNAME || 'localhost',
     productName: 'Automation Service',
     productVersion: packageVersion(),
+    webConcurrency: parseWebConcurrency(env.WEB_CONCURRENCY, databaseUrl),
   };
 }
 

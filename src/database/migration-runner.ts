@@ -1,28 +1,55 @@
+import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 
-const LOCK_NAME = 'automation_service_migrations';
+const LEASE = 'migrations';
+const LEASE_SECONDS = 120;
 
 /**
- * Runs pending migrations under a database-wide lock so several nodes can start together:
- * MySQL's GET_LOCK on a held connection; SQLite serialises writers on the file itself.
+ * Runs pending migrations under a database-wide lock so several nodes can start together. On MySQL the
+ * lock is a lease row in `service_lock`, not `GET_LOCK`: on a Galera cluster `GET_LOCK` holds on one
+ * member only, while an inserted row is certified cluster-wide, so exactly one node holds the lease
+ * whichever member it is attached to (a lease left by a crashed node expires). SQLite serialises
+ * writers on the file itself.
  */
 export async function runMigrationsLocked(dataSource: DataSource): Promise<number> {
   if (dataSource.options.type !== 'mysql') {
     const done = await dataSource.runMigrations({ transaction: 'all' });
     return done.length;
   }
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    const [row] = await runner.query('SELECT GET_LOCK(?, 120) AS acquired', [LOCK_NAME]);
-    if (Number(row.acquired) !== 1) throw new Error('could not take the migration lock within 120 seconds');
+  await assertGaleraReadsWait(dataSource);
+  await dataSource.query('CREATE TABLE IF NOT EXISTS service_lock (name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires DATETIME(3) NOT NULL)');
+  const holder = randomBytes(12).toString('hex');
+  const deadline = Date.now() + LEASE_SECONDS * 1000;
+  for (;;) {
     try {
-      const done = await dataSource.runMigrations({ transaction: 'each' });
-      return done.length;
-    } finally {
-      await runner.query('SELECT RELEASE_LOCK(?)', [LOCK_NAME]);
+      await dataSource.query(`INSERT INTO service_lock (name, holder, expires) VALUES (?, ?, NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND)`, [LEASE, holder]);
+      break;
+    } catch (err) {
+      const code = (err as { code?: string; driverError?: { code?: string } })?.driverError?.code ?? (err as { code?: string })?.code;
+      if (code !== 'ER_DUP_ENTRY' && code !== 'ER_LOCK_DEADLOCK') throw err;
+      if (Date.now() > deadline) throw new Error(`could not take the migration lock within ${LEASE_SECONDS} seconds`);
+      await dataSource.query('DELETE FROM service_lock WHERE name = ? AND expires < NOW(3)', [LEASE]);
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
+  }
+  try {
+    const done = await dataSource.runMigrations({ transaction: 'each' });
+    return done.length;
   } finally {
-    await runner.release();
+    await dataSource.query('DELETE FROM service_lock WHERE name = ? AND holder = ?', [LEASE, holder]);
+  }
+}
+
+/**
+ * On a Galera cluster a read waits for what other members committed only with `wsrep_sync_wait` (bit 1).
+ * Without it a token revoked through one member could still be accepted through another, so the service
+ * refuses to start rather than break that guarantee (docs/deployment.md).
+ */
+async function assertGaleraReadsWait(dataSource: DataSource): Promise<void> {
+  const rows = (await dataSource.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('wsrep_on', 'wsrep_sync_wait')")) as { Variable_name: string; Value: string }[];
+  const value = (name: string) => rows.find((r) => r.Variable_name === name)?.Value;
+  if (value('wsrep_on') !== 'ON') return;
+  if ((Number(value('wsrep_sync_wait')) & 1) === 0) {
+    throw new Error('this database is a Galera cluster member with wsrep_sync_wait=0: set wsrep_sync_wait=1 (my.cnf or SET GLOBAL) so that every node reads what the others committed');
   }
 }

@@ -49,9 +49,20 @@ export class PreparedStatements {
     return this.sqlite(sql).run(...params).changes;
   }
 
-  private mysql(sql: string, params: unknown[]): Promise<unknown> {
+  /**
+   * One autocommit statement. A deadlock (on a Galera cluster: a conflicting write on another member,
+   * refused at commit) left nothing applied, so the statement is simply run again, a few times at most.
+   */
+  private async mysql(sql: string, params: unknown[]): Promise<unknown> {
     const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
-    return new Promise((resolve, reject) => pool.execute(sql, params, (err, result) => (err ? reject(err) : resolve(result))));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await new Promise((resolve, reject) => pool.execute(sql, params, (err, result) => (err ? reject(err) : resolve(result))));
+      } catch (err) {
+        if (attempt >= 5 || (err as { code?: string })?.code !== 'ER_LOCK_DEADLOCK') throw err;
+        await new Promise((r) => setTimeout(r, 2 + Math.random() * 10 * attempt));
+      }
+    }
   }
 
   private sqlite(sql: string): SqliteStatement {

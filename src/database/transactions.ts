@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 
 const MYSQL_RETRYABLE = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+const MAX_ATTEMPTS = 30;
 
 /**
  * Runs work in one transaction on either database.
@@ -34,8 +35,10 @@ export class Transactions {
         return await this.dataSource.transaction('READ COMMITTED', work);
       } catch (err) {
         const code = err?.code ?? err?.driverError?.code;
-        if (attempt >= 8 || !MYSQL_RETRYABLE.has(code)) throw err;
-        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+        // On a Galera cluster a conflicting commit on another member aborts this transaction with a
+        // deadlock error; a burst on one hot row (a user's session lock) can take many rounds.
+        if (attempt >= MAX_ATTEMPTS || !MYSQL_RETRYABLE.has(code)) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(5 + Math.random() * 20 * attempt, 400)));
       }
     }
   }

@@ -44,7 +44,7 @@ export class RevocationEndpoint {
   }
 
   private async revokeAccess(secret: string, applicationId: number): Promise<boolean> {
-    const token = await this.tokens.findForBearer(secret);
+    const token = (await this.tokens.findForBearer(secret))?.token;
     if (!token) return false;
     if (token.applicationId === applicationId) await this.revocation.deleteAccessTokens({ id: token.id }, 'revoke_token');
     return true;

@@ -168,6 +168,7 @@ export class TokenEndpointModel {
     }
     if (this.deps.refreshTokens.familyExpired(token)) throw new InvalidGrantError('Invalid grant: refresh token has expired');
     const { client, user } = await this.clientAndOwner(token, 'refresh token');
+    if (await this.deps.refreshTokens.cutOff(token, user)) throw new InvalidGrantError('Invalid grant: refresh token is invalid');
     return { refreshToken: secret, scope: token.scope.split(' '), client, user: { entity: user, refreshToken: token } satisfies GrantUser };
   }
 

@@ -78,8 +78,13 @@ export class SessionWatcher implements OnModuleDestroy {
       const ids = [...new Set(entries.map((e) => e.sessionId))];
       const rows = new Map<number, Session>();
       for (let i = 0; i < ids.length; i += CHUNK) {
+        // With the user's current state: a deactivation or an "end all" is a cut-off on the user row.
         const found = await this.dataSource.getRepository(Session).find({
-          select: { id: true, expires: true, absoluteExpires: true, endedAt: true, endedReason: true },
+          select: {
+            id: true, created: true, expires: true, absoluteExpires: true, endedAt: true, endedReason: true,
+            user: { id: true, isActive: true, externalAccount: true, sessionsEndedBefore: true, sessionsEndReason: true, sessionsKeptId: true },
+          },
+          relations: { user: true },
           where: { id: In(ids.slice(i, i + CHUNK)) },
         });
         for (const row of found) rows.set(row.id, row);
@@ -99,7 +104,7 @@ export class SessionWatcher implements OnModuleDestroy {
   private async check(entry: Watch, row: Session | undefined, now: Date): Promise<void> {
     if (!row) return this.finish(entry, null);
     // The same rule as every request's (the session strategy's); a deactivation ends the row itself.
-    const reason = this.sessions.validate(row, entry.user, now);
+    const reason = this.sessions.validate(row, row.user ?? { ...entry.user, sessionsEndedBefore: null, sessionsEndReason: null, sessionsKeptId: null }, now);
     if (reason && !row.endedAt) await this.sessions.end({ ids: [row.id] }, reason);
     if (reason) return this.finish(entry, reason);
     if (row.expires.getTime() !== entry.lastExpires) {

@@ -6,7 +6,10 @@ import { User } from '../users/user.entity';
  * Ended sessions keep their row (and reason) so a later request can be told why.
  */
 @Entity({ name: 'user_session' })
-@Index(['userId', 'endedAt'])
+/** A user's live sessions in list order; the live test and the sort read from the index alone. */
+@Index('IDX_user_session_user_live', ['userId', 'endedAt', 'created', 'id', 'expires', 'absoluteExpires'])
+@Index('IDX_user_session_due_idle', ['endedAt', 'expires'])
+@Index('IDX_user_session_due_absolute', ['endedAt', 'absoluteExpires'])
 @Index(['ipAddress', 'endedAt'])
 export class Session {
   @PrimaryGeneratedColumn()

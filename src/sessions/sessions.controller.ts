@@ -3,6 +3,7 @@ import { NotFound, PermissionDenied } from '../common/errors';
 import { IdPipe } from '../common/id.pipe';
 import { ListSpec, queryPage } from '../common/list-query';
 import { CurrentPrincipal, Principal } from '../common/principal';
+import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
@@ -46,22 +47,22 @@ export class SessionsController {
 
   @Get('me/sessions')
   async mine(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.page(principal, principal.user.id, query, '/api/v2/me/sessions/');
+    return this.page(principal, await this.users.getOr404(principal.user.id), query, '/api/v2/me/sessions/');
   }
 
   @Delete('me/sessions/:id')
   @HttpCode(204)
   async endMine(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
     // That one row, by id and owner: never the whole list.
-    if (!(await this.sessions.liveQuery(principal.user.id).andWhere('s.id = :id', { id }).getCount())) throw new NotFound();
+    const owner = await this.users.getOr404(principal.user.id);
+    if (!(await this.sessions.liveQuery(owner).andWhere('s.id = :id', { id }).getCount())) throw new NotFound();
     await this.sessions.end({ ids: [id], userId: principal.user.id }, 'ended_by_user');
   }
 
   @Get('users/:id/sessions')
   async ofUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Record<string, unknown>) {
     if (!principal.user.isSuperuser && principal.user.id !== id) throw new PermissionDenied();
-    await this.users.getOr404(id);
-    return this.page(principal, id, query, `/api/v2/users/${id}/sessions/`);
+    return this.page(principal, await this.users.getOr404(id), query, `/api/v2/users/${id}/sessions/`);
   }
 
   @Delete('users/:id/sessions')
@@ -69,10 +70,11 @@ export class SessionsController {
   async endAllOfUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
     await this.users.getOr404(id);
-    await this.sessions.end({ userId: id }, 'revoked_by_admin');
+    await this.sessions.endAllOf(id, 'revoked_by_admin');
   }
 
-  private async page(principal: Principal, userId: number, query: Record<string, unknown>, path: string) {
-    return queryPage(this.sessions.liveQuery(userId), SESSION_LIST, query, path, (rows) => rows.map((s) => serializeSession(s, principal)));
+  /** The owner is read afresh: its sessions cut-off decides which rows are still live. */
+  private async page(principal: Principal, owner: User, query: Record<string, unknown>, path: string) {
+    return queryPage(this.sessions.liveQuery(owner), SESSION_LIST, query, path, (rows) => rows.map((s) => serializeSession(s, principal)));
   }
 }

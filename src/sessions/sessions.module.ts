@@ -39,9 +39,9 @@ export class SessionsModule implements OnModuleInit, NestModule {
     this.metrics.setLiveSessionsSource(() => this.sessions.countLive());
     this.events.subscribe(async (event) => {
       if (event.type === 'password_changed') {
-        await this.sessions.end({ userId: event.userId, exceptId: event.keepSessionId }, 'password_changed');
+        await this.sessions.endAllOf(event.userId, 'password_changed', event.keepSessionId ?? null);
       } else if (event.type === 'deactivated') {
-        await this.sessions.end({ userId: event.userId }, 'user_disabled');
+        await this.sessions.endAllOf(event.userId, 'user_disabled');
       }
     });
   }

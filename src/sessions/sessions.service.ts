@@ -1,16 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { Brackets, DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { Brackets, DataSource, EntityManager, In, IsNull, SelectQueryBuilder } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { sha256Hex } from '../common/secret-box';
+import { limitedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
 import { AccountPolicy } from '../users/account-policy';
+import type { RevocationJob } from '../users/revocation-job.entity';
+import { CLEANUP_BATCH, latest, RevocationJobs } from '../users/revocation-jobs';
 import { User } from '../users/user.entity';
-import { SessionEndReason } from './session-end-reason';
+import { isSessionEndReason, SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
 
 export interface NewSession {
@@ -18,6 +21,16 @@ export interface NewSession {
   session: Session;
   /** Seconds the cookie lives: min(SESSION_COOKIE_AGE, what is left of the absolute lifetime). */
   timeoutSeconds: number;
+}
+
+/** What the session rule reads of its user: the account policy's fields and the sessions cut-off. */
+export type SessionOwner = Pick<User, 'isActive' | 'externalAccount' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>;
+
+/** A session created at or before its user's cut-off is over with the cut-off's reason, but for the one kept. */
+export function cutOffReason(session: Pick<Session, 'id' | 'created'>, user: Pick<SessionOwner, 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>): SessionEndReason | null {
+  const cutoff = user.sessionsEndedBefore;
+  if (!cutoff || session.created.getTime() > cutoff.getTime() || session.id === user.sessionsKeptId) return null;
+  return isSessionEndReason(user.sessionsEndReason) ? user.sessionsEndReason : 'revoked_by_admin';
 }
 
 export interface ResolvedSession {
@@ -42,6 +55,7 @@ export class SessionsService {
     private readonly metrics: AuthMetrics,
     private readonly prepared: PreparedStatements,
     private readonly policy: AccountPolicy,
+    private readonly jobs: RevocationJobs,
   ) {}
 
   private resolveSql?: string;
@@ -59,7 +73,11 @@ export class SessionsService {
     const ended: Session[] = [];
     const session = await this.transactions.run(async (manager) => {
       if (locks.length) {
+        // A write, not only SELECT … FOR UPDATE: that serialises logins on one server, and on a Galera
+        // cluster, where row locks are local to a member, two writes of one row conflict at commit and
+        // the loser is retried (Transactions), so racing logins on any node still leave exactly the newest N.
         await manager.query(`SELECT name FROM session_lock WHERE name IN (${locks.map(() => '?').join(', ')}) ORDER BY name${this.transactions.forUpdate}`, locks);
+        await manager.query(`UPDATE session_lock SET version = version + 1 WHERE name IN (${locks.map(() => '?').join(', ')})`, locks);
       }
       // Creation time is taken under the lock, so "newest" follows the order logins were serialised in.
       const now = this.clock.now();
@@ -91,14 +109,18 @@ export class SessionsService {
     for (const name of names) await this.dataSource.query(`${ignore} INTO session_lock (name) VALUES (?)`, [name]);
   }
 
-  /** Ends every live session of the group beyond the newest `limit` (by creation, ties by id). */
+  /**
+   * Ends every live session of the group beyond the newest `limit` (by creation, ties by id). Only ids
+   * past the limit are read, at most one clean-up batch of them: a user with many revoked-but-not-yet-
+   * cleaned rows costs one index range, never the whole list.
+   */
   private async endOverLimit(manager: EntityManager, column: 'userId' | 'ipAddress', value: number | string, limit: number, now: Date): Promise<Session[]> {
-    const live = await this.liveSessions(manager, now)
-      .andWhere(`s.${column} = :value`, { value })
-      .orderBy('s.created', 'DESC')
-      .addOrderBy('s.id', 'DESC')
-      .getMany();
-    const surplus = live.slice(limit);
+    const qb = this.liveSessions(manager, now).select(['s.id', 's.userId', 's.ipAddress']).andWhere(`s.${column} = :value`, { value });
+    if (column === 'userId') {
+      const user = await manager.getRepository(User).findOne({ select: { id: true, sessionsEndedBefore: true, sessionsKeptId: true }, where: { id: value as number } });
+      if (user) this.notCutOff(qb, user);
+    }
+    const surplus = await qb.orderBy('s.created', 'DESC').addOrderBy('s.id', 'DESC').offset(limit).limit(CLEANUP_BATCH).getMany();
     if (surplus.length) {
       await manager.getRepository(Session).update({ id: In(surplus.map((s) => s.id)), endedAt: IsNull() }, { endedAt: now, endedReason: 'session_limit' });
     }
@@ -129,8 +151,8 @@ export class SessionsService {
    * The one validity rule for a session (SPEC §2, §3): why it can no longer authenticate, or null.
    * Over when it was ended, timed out (idle or absolute), or its user fails the account policy.
    */
-  validate(session: Session, user: Pick<User, 'isActive' | 'externalAccount'>, now = this.clock.now()): SessionEndReason | null {
-    return this.endedReason(session, now) ?? this.policy.refusal(user);
+  validate(session: Session, user: SessionOwner, now = this.clock.now()): SessionEndReason | null {
+    return this.endedReason(session, now) ?? cutOffReason(session, user) ?? this.policy.refusal(user);
   }
 
   async findById(id: number): Promise<Session | null> {
@@ -163,29 +185,83 @@ export class SessionsService {
     return Math.max(0, Math.round((session.expires.getTime() - now.getTime()) / 1000));
   }
 
-  /** Ends the given live sessions with a reason; returns how many it ended. */
-  async end(where: { ids?: number[]; userId?: number; exceptId?: number }, reason: SessionEndReason): Promise<number> {
+  /** Ends the given live sessions (by id, and owner when given) with a reason; returns how many it ended. */
+  async end(where: { ids: number[]; userId?: number }, reason: SessionEndReason): Promise<number> {
+    if (!where.ids.length) return 0;
     const now = this.clock.now();
     const qb = this.repo.createQueryBuilder().update(Session).set({ endedAt: now, endedReason: reason }).where('ended_at IS NULL');
-    if (where.ids) {
-      if (!where.ids.length) return 0;
-      qb.andWhere('id IN (:...ids)', { ids: where.ids });
-    }
+    qb.andWhere('id IN (:...ids)', { ids: where.ids });
     if (where.userId !== undefined) qb.andWhere('user_id = :userId', { userId: where.userId });
-    if (where.exceptId !== undefined) qb.andWhere('id <> :exceptId', { exceptId: where.exceptId });
-    const result = await qb.execute();
-    const count = result.affected ?? 0;
+    const count = (await qb.execute()).affected ?? 0;
     if (count) this.metrics.sessionsEnded.inc({ reason }, count);
     if (count) this.logger.log({ event: 'session_ended', reason, count, user_id: where.userId, session_ids: where.ids });
     return count;
   }
 
-  /** A user's live sessions, for a list (its filters and page come after). */
-  liveQuery(userId: number) {
-    return this.liveSessions(this.dataSource.manager, this.clock.now()).andWhere('s.userId = :userId', { userId });
+  /**
+   * Ends every session of a user (but `keptId`) at once, whatever their number (issue 21): one write of
+   * the user's cut-off, which the validity rule reads on every node at the next request, and a clean-up
+   * job that stamps the rows afterwards in batches. The answer never waits for the rows.
+   */
+  async endAllOf(userId: number, reason: SessionEndReason, keptId: number | null = null): Promise<void> {
+    const now = this.clock.now();
+    await this.transactions.run(async (manager) => {
+      // Never before the newest existing session: one stamped by a node whose clock runs ahead is covered too.
+      const [{ newest }] = await manager.query('SELECT MAX(created) AS newest FROM user_session WHERE user_id = ? AND ended_at IS NULL', [userId]);
+      const cutoff = latest(now, newest);
+      await manager.getRepository(User).update({ id: userId }, { sessionsEndedBefore: cutoff, sessionsEndReason: reason, sessionsKeptId: keptId });
+      await this.jobs.add(manager, { kind: 'sessions', userId, cutoff, reason, keptId, created: now });
+    });
+    this.logger.log({ event: 'sessions_cut_off', reason, user_id: userId, kept_session_id: keptId ?? undefined });
   }
 
+  /** Every live session of every user (`expire_sessions` without `--user`), in batches; returns how many. */
+  async endEveryone(reason: SessionEndReason): Promise<number> {
+    const p = this.prepared;
+    const sql = limitedStatement(p.isMysql, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
+    let total = 0;
+    for (;;) {
+      const count = await p.run(sql, [p.date(this.clock.now()), reason]);
+      total += count;
+      if (count < CLEANUP_BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (total) this.metrics.sessionsEnded.inc({ reason }, total);
+    this.logger.log({ event: 'session_ended', reason, count: total });
+    return total;
+  }
+
+  /** One clean-up batch of a sessions job: stamps up to CLEANUP_BATCH cut-off rows with the job's reason. */
+  async cleanupBatch(job: RevocationJob): Promise<number> {
+    const p = this.prepared;
+    const where = `user_id = ? AND ended_at IS NULL AND created <= ?${job.keptId !== null ? ' AND id <> ?' : ''}`;
+    const sql = limitedStatement(p.isMysql, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', where, CLEANUP_BATCH);
+    const params: unknown[] = [p.date(job.cutoff), job.reason, job.userId, p.date(job.cutoff)];
+    if (job.keptId !== null) params.push(job.keptId);
+    const count = await p.run(sql, params);
+    if (count) this.metrics.sessionsEnded.inc({ reason: job.reason }, count);
+    return count;
+  }
+
+  /** A user's live sessions, for a list (its filters and page come after); none of those the user's cut-off ended. */
+  liveQuery(user: Pick<User, 'id' | 'sessionsEndedBefore' | 'sessionsKeptId'>) {
+    const qb = this.liveSessions(this.dataSource.manager, this.clock.now()).andWhere('s.userId = :userId', { userId: user.id });
+    return this.notCutOff(qb, user);
+  }
+
+  /** Leaves out sessions at or before the user's cut-off (a range on the list index), keeping the kept one. */
+  private notCutOff(qb: SelectQueryBuilder<Session>, user: Pick<User, 'sessionsEndedBefore' | 'sessionsKeptId'>) {
+    if (!user.sessionsEndedBefore) return qb;
+    const cutoff = user.sessionsEndedBefore;
+    if (user.sessionsKeptId === null) return qb.andWhere('s.created > :cutoff', { cutoff });
+    return qb.andWhere(new Brackets((b) => b.where('s.created > :cutoff', { cutoff }).orWhere('s.id = :kept', { kept: user.sessionsKeptId })));
+  }
+
+  /** Live sessions of every user (a metric): those of users whose cut-off ended them are left out. */
   async countLive(): Promise<number> {
-    return this.liveSessions(this.dataSource.manager, this.clock.now()).getCount();
+    return this.liveSessions(this.dataSource.manager, this.clock.now())
+      .innerJoin(User, 'cu', 'cu.id = s.userId')
+      .andWhere('(cu.sessionsEndedBefore IS NULL OR s.created > cu.sessionsEndedBefore OR s.id = cu.sessionsKeptId)')
+      .getCount();
   }
 }

@@ -50,8 +50,9 @@ export class BearerStrategy extends Strategy implements CredentialStrategy {
   }
 
   private async verify(secret: string, clientIp: string): Promise<Principal> {
-    const token = await this.tokens.findForBearer(secret);
-    const refusal = this.tokens.validate(token, token?.user ?? null);
+    const found = await this.tokens.findForBearer(secret);
+    const token = found?.token;
+    const refusal = this.tokens.validate(token ?? null, token?.user ?? null, undefined, found?.systemCutoff ?? null);
     if (refusal || !token?.user) {
       this.logger.warn({ event: 'api_auth', method: 'token', outcome: refusal, token_id: token?.id, user_id: token?.userId, client_ip: clientIp });
       throw new AuthError(refusal ?? 'invalid_token');

@@ -3,7 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
 import { Clock } from '../common/clock';
 import { SettingsService } from '../settings/settings.service';
+import type { User } from '../users/user.entity';
 import { RefreshToken } from './refresh-token.entity';
+import { RevocationCutoff, revokedByCutoff } from './revocation-cutoff.entity';
 import { TokenRevocationService } from './token-revocation.service';
 import { secretHash } from './token-secrets';
 
@@ -24,6 +26,12 @@ export class RefreshTokensService {
 
   findBySecret(secret: string): Promise<RefreshToken | null> {
     return this.dataSource.getRepository(RefreshToken).findOneBy({ tokenHash: secretHash(secret) });
+  }
+
+  /** Revoked by the user's or the system's cut-off (not yet stamped by the clean-up). */
+  async cutOff(token: RefreshToken, user: Pick<User, 'tokensRevokedBefore'>): Promise<boolean> {
+    const system = await this.dataSource.getRepository(RevocationCutoff).findOneBy({ id: 1 });
+    return revokedByCutoff(token.created, user.tokensRevokedBefore, system?.tokensRevokedBefore);
   }
 
   /** Absolute expiry from the family's first issue, however often it was rotated (AWX #6630). */

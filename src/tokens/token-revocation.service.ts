@@ -1,23 +1,29 @@
-import { markFamilyRevoked } from './token-families';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, LessThanOrEqual, SelectQueryBuilder } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
+import { limitedStatement } from '../database/batch-statements';
+import { PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
+import type { RevocationJob } from '../users/revocation-job.entity';
+import { CLEANUP_BATCH, latest, RevocationJobs } from '../users/revocation-jobs';
+import { User } from '../users/user.entity';
 import { UserEvents } from '../users/user-events';
 import { AccessToken } from './access-token.entity';
 import { AuthorizationCode } from './authorization-code.entity';
 import { LastUsedBuffer } from './last-used.buffer';
 import { RefreshToken } from './refresh-token.entity';
+import { RevocationCutoff } from './revocation-cutoff.entity';
+import { markFamilyRevoked } from './token-families';
 
 export interface RevokedCounts {
   accessTokens: number;
   refreshTokens: number;
 }
 
-const BATCH = 500;
+const BATCH = CLEANUP_BATCH;
 
 /**
  * Every way a token stops working. Access tokens are deleted (AWX); refresh tokens are stamped
@@ -36,6 +42,8 @@ export class TokenRevocationService implements OnModuleInit {
     private readonly events: UserEvents,
     private readonly lastUsed: LastUsedBuffer,
     private readonly metrics: AuthMetrics,
+    private readonly jobs: RevocationJobs,
+    private readonly prepared: PreparedStatements,
   ) {}
 
   /**
@@ -45,7 +53,7 @@ export class TokenRevocationService implements OnModuleInit {
   onModuleInit(): void {
     this.events.subscribe(async (event) => {
       if (event.type === 'deactivated' || event.type === 'deleted') {
-        await this.revokeForUser(event.userId, { refresh: true, reason: event.type === 'deleted' ? 'user_deleted' : 'user_disabled' });
+        await this.revokeForUser(event.userId, event.type === 'deleted' ? 'user_deleted' : 'user_disabled');
       }
     });
   }
@@ -80,33 +88,86 @@ export class TokenRevocationService implements OnModuleInit {
     });
   }
 
-  /** All of one user's tokens (SPEC §5: the user or a superuser); refresh tokens too unless told otherwise. */
-  async revokeForUser(userId: number, opts: { refresh: boolean; reason: string }): Promise<RevokedCounts> {
-    return this.transactions.run(async (manager) => {
-      const accessTokens = await this.deleteAccessTokens({ userId }, opts.reason, manager);
-      let refreshTokens = 0;
-      if (opts.refresh) {
-        refreshTokens = await this.stampRefreshTokens({ userId, revokedAt: IsNull() }, manager);
-        await manager.getRepository(AuthorizationCode).delete({ userId });
-      }
-      this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason: opts.reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
-      return { accessTokens, refreshTokens };
+  /**
+   * All of one user's access and refresh tokens (SPEC §5: the user or a superuser), at once and whatever
+   * their number (issue 21): one write of the user's cut-off, which every bearer request and refresh grant
+   * compares with the token's creation, plus a clean-up job that deletes the rows afterwards in batches.
+   */
+  async revokeForUser(userId: number, reason: string): Promise<void> {
+    const now = this.clock.now();
+    await this.transactions.run(async (manager) => {
+      const cutoff = await this.newestOr(manager, now, 'WHERE user_id = ?', [userId]);
+      await manager.getRepository(User).update({ id: userId }, { tokensRevokedBefore: cutoff });
+      await this.jobs.add(manager, { kind: 'tokens', userId, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
+      await manager.getRepository(AuthorizationCode).delete({ userId });
+    });
+    this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason });
+  }
+
+  /** Every token in the system (superuser API, `revoke_oauth2_tokens --all`): the system cut-off, then clean-up. */
+  async revokeAll(reason: string): Promise<void> {
+    const now = this.clock.now();
+    await this.transactions.run(async (manager) => {
+      const cutoff = await this.newestOr(manager, now, '', []);
+      await manager.getRepository(RevocationCutoff).update({ id: 1 }, { tokensRevokedBefore: cutoff });
+      await this.jobs.add(manager, { kind: 'tokens', userId: null, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
+      await manager.getRepository(AuthorizationCode).createQueryBuilder().delete().execute();
+    });
+    this.logger.log({ event: 'all_tokens_revoked', reason });
+  }
+
+  /** The cut-off: now, or the newest token it covers if a node whose clock runs ahead stamped one later (index reads). */
+  private async newestOr(manager: EntityManager, now: Date, where: string, params: unknown[]): Promise<Date> {
+    const [a] = await manager.query(`SELECT MAX(created) AS newest FROM oauth2_access_token ${where}`, params);
+    const live = `${where ? `${where} AND` : 'WHERE'} revoked_at IS NULL`;
+    const [r] = await manager.query(`SELECT MAX(created) AS newest FROM oauth2_refresh_token ${live}`, params);
+    return latest(latest(now, a?.newest), r?.newest);
+  }
+
+  /**
+   * Only access tokens, refresh tokens left alive (`revoke_oauth2_tokens` without `--all`, as AWX): no
+   * cut-off can say that, so the rows are deleted here, batch by batch.
+   */
+  async deleteAccessTokensOf(userId: number | null, reason: string): Promise<number> {
+    return this.deleteInBatches(AccessToken, 'access tokens', () => undefined, (qb) => (userId === null ? qb : qb.where('t.user_id = :userId', { userId })), (ids) => {
+      this.lastUsed.forget(ids);
+      this.metrics.tokensRevoked.inc(ids.length);
+      this.logger.log({ event: 'tokens_revoked', kind: 'access', count: ids.length, user_id: userId ?? undefined, reason });
     });
   }
 
-  /** Every token in the system (superuser API, `revoke_oauth2_tokens`). */
-  async revokeAll(opts: { refresh: boolean; reason: string }): Promise<RevokedCounts> {
-    return this.transactions.run(async (manager) => {
-      const accessTokens = (await manager.getRepository(AccessToken).createQueryBuilder().delete().execute()).affected ?? 0;
-      this.metrics.tokensRevoked.inc(accessTokens);
-      let refreshTokens = 0;
-      if (opts.refresh) {
-        refreshTokens = await this.stampRefreshTokens({ revokedAt: IsNull() }, manager);
-        await manager.getRepository(AuthorizationCode).createQueryBuilder().delete().execute();
-      }
-      this.logger.log({ event: 'all_tokens_revoked', reason: opts.reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
-      return { accessTokens, refreshTokens };
-    });
+  /** How many access and live refresh tokens a revocation of one user (or everyone) covers (the CLI's report). */
+  async countFor(userId: number | null): Promise<RevokedCounts> {
+    const by = userId === null ? {} : { userId };
+    const [accessTokens, refreshTokens] = await Promise.all([
+      this.dataSource.getRepository(AccessToken).countBy(by),
+      this.dataSource.getRepository(RefreshToken).countBy({ ...by, revokedAt: IsNull() }),
+    ]);
+    return { accessTokens, refreshTokens };
+  }
+
+  /** The rows that token cut-offs revoked, deleted (access) or stamped (refresh) in batches. */
+  cleanupRevoked(budgetMs?: number): Promise<number> {
+    return this.jobs.work('tokens', (job) => this.cleanupBatch(job), budgetMs);
+  }
+
+  private async cleanupBatch(job: RevocationJob): Promise<number> {
+    const p = this.prepared;
+    const byUser = job.userId === null ? '' : 'user_id = ? AND ';
+    const params = (...rest: unknown[]) => (job.userId === null ? rest : [job.userId, ...rest]);
+    const cutoff = p.date(job.cutoff);
+    const ids = (await p.rows(`SELECT id FROM oauth2_access_token WHERE ${byUser}created <= ? LIMIT ${CLEANUP_BATCH}`, params(cutoff))).map((r) => Number(r.id));
+    if (ids.length) {
+      await p.run(`DELETE FROM oauth2_access_token WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+      this.lastUsed.forget(ids);
+    }
+    const now = p.date(this.clock.now());
+    const stamped = await p.run(
+      limitedStatement(p.isMysql, 'UPDATE oauth2_refresh_token SET revoked_at = ?, modified = ?', 'oauth2_refresh_token', `${byUser}revoked_at IS NULL AND created <= ?`, CLEANUP_BATCH),
+      [now, now, ...params(cutoff)],
+    );
+    this.metrics.tokensRevoked.inc(ids.length + stamped);
+    return Math.max(ids.length, stamped);
   }
 
   private async stampRefreshTokens(where: FindOptionsWhere<RefreshToken>, manager: EntityManager): Promise<number> {
@@ -144,6 +205,7 @@ export class TokenRevocationService implements OnModuleInit {
     label: string,
     progress: (line: string) => void,
     filter: (qb: SelectQueryBuilder<T>) => SelectQueryBuilder<T>,
+    onBatch: (ids: number[]) => void = () => undefined,
   ): Promise<number> {
     const repo = this.dataSource.getRepository(entity);
     let total = 0;
@@ -152,6 +214,7 @@ export class TokenRevocationService implements OnModuleInit {
       if (!rows.length) return total;
       const ids = rows.map((r) => Number(r.id));
       await repo.delete({ id: In(ids) } as FindOptionsWhere<T>);
+      onBatch(ids);
       total += ids.length;
       if (rows.length === BATCH) progress(`${total} ${label} deleted so far...`);
     }

@@ -41,7 +41,7 @@ export class TokensController {
   @HttpCode(204)
   async revokeAll(@CurrentPrincipal() principal: Principal) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
-    await this.revocation.revokeAll({ refresh: true, reason: `api:${principal.user.username}` });
+    await this.revocation.revokeAll(`api:${principal.user.username}`);
   }
 
   @Get('tokens/:id')
@@ -86,7 +86,7 @@ export class TokensController {
   async revokeUserTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
     await this.visibleUser(principal, id);
     if (!principal.user.isSuperuser && principal.user.id !== id) throw new PermissionDenied();
-    await this.revocation.revokeForUser(id, { refresh: true, reason: `api:${principal.user.username}` });
+    await this.revocation.revokeForUser(id, `api:${principal.user.username}`);
   }
 
   @Get('users/:id/personal_tokens')

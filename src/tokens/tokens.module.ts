@@ -4,6 +4,7 @@ import { AccessToken } from './access-token.entity';
 import { Application } from './application.entity';
 import { AuthorizationCode } from './authorization-code.entity';
 import { RefreshToken } from './refresh-token.entity';
+import { RevocationCutoff } from './revocation-cutoff.entity';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
 import { ApplicationsController } from './applications.controller';
@@ -19,7 +20,7 @@ import { TokensService } from './tokens.service';
 
 /** Personal and application tokens, applications, bearer authentication (seed §5.3, SPEC §5). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode]), UsersModule, SettingsModule],
+  imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, RevocationCutoff]), UsersModule, SettingsModule],
   controllers: [TokensController, ApplicationsController],
   providers: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy],
   exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer],

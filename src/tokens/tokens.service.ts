@@ -10,6 +10,7 @@ import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import type { Application } from './application.entity';
 import { RefreshToken } from './refresh-token.entity';
+import { RevocationCutoff, revokedByCutoff } from './revocation-cutoff.entity';
 import { newFamily, newSecret, secretHash } from './token-secrets';
 
 export interface IssueOptions {
@@ -34,6 +35,11 @@ export interface IssuedTokens {
   refresh: string | null;
   /** Seconds the access token lives, as configured when it was issued. */
   expiresIn: number;
+}
+
+export interface BearerLookup {
+  token: AccessToken & { user: User };
+  systemCutoff: Date | null;
 }
 
 export type TokenRefusal = 'invalid_token' | 'token_expired' | 'local_auth_disabled';
@@ -109,29 +115,45 @@ export class TokensService {
     return { accessToken, token, refreshToken, refresh, expiresIn };
   }
 
-  /** Looked up by hash on every request: no cached validity, so a revocation anywhere counts at once. */
-  async findForBearer(secret: string): Promise<AccessToken | null> {
+  /**
+   * Looked up by hash on every request with its user and the system cut-off, in one statement: no cached
+   * validity, so a revocation anywhere (a deleted row or a cut-off) counts at once.
+   */
+  async findForBearer(secret: string): Promise<BearerLookup | null> {
     const p = this.prepared;
     this.bearerSql ??=
-      `SELECT ${p.columns(AccessToken, 't')}, ${p.columns(User, 'u')} FROM ${p.table(AccessToken)} t ` +
-      `JOIN ${p.table(User)} u ON u.id = t.user_id WHERE t.token_hash = ?`;
+      `SELECT ${p.columns(AccessToken, 't')}, ${p.columns(User, 'u')}, c.tokens_revoked_before AS c_cutoff FROM ${p.table(AccessToken)} t ` +
+      `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN revocation_cutoff c ON c.id = 1 WHERE t.token_hash = ?`;
     const [row] = await p.rows(this.bearerSql, [secretHash(secret)]);
     if (!row) return null;
-    return Object.assign(p.hydrate(AccessToken, row, 't'), { user: p.hydrate(User, row, 'u') });
+    const token = Object.assign(p.hydrate(AccessToken, row, 't'), { user: p.hydrate(User, row, 'u') });
+    return { token, systemCutoff: p.hydrate(RevocationCutoff, { c_tokens_revoked_before: row.c_cutoff }, 'c').tokensRevokedBefore ?? null };
   }
 
-  findById(id: number): Promise<AccessToken | null> {
-    return this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
+  /** The system-wide cut-off ("revoke every token"), read afresh. */
+  async systemCutoff(): Promise<Date | null> {
+    const row = await this.dataSource.getRepository(RevocationCutoff).findOneBy({ id: 1 });
+    return row?.tokensRevokedBefore ?? null;
   }
 
-  /** The tokens a list shows, with their user and application, before its filters and page. */
-  listQuery(where: FindOptionsWhere<AccessToken>) {
-    return this.dataSource
+  /** One token by id with its user and application; null when missing or revoked by a cut-off. */
+  async findById(id: number): Promise<AccessToken | null> {
+    const token = await this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
+    if (!token || revokedByCutoff(token.created, token.user?.tokensRevokedBefore, await this.systemCutoff())) return null;
+    return token;
+  }
+
+  /** The tokens a list shows, with their user and application, before its filters and page; never one a cut-off revoked. */
+  async listQuery(where: FindOptionsWhere<AccessToken>) {
+    const qb = this.dataSource
       .getRepository(AccessToken)
       .createQueryBuilder('t')
       .leftJoinAndSelect('t.user', 'q_t_user')
       .leftJoinAndSelect('t.application', 'q_t_application')
-      .where(where);
+      .where(where)
+      .andWhere('(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)');
+    const system = await this.systemCutoff();
+    return system ? qb.andWhere('t.created > :systemCutoff', { systemCutoff: system }) : qb;
   }
 
   /** Ids among `tokenIds` that still have a live refresh token (shown masked rather than null). */
@@ -152,12 +174,19 @@ export class TokensService {
   }
 
   /**
-   * The one validity rule for an access token (bearer requests, introspection): it exists, has not
-   * expired, and its user passes the account policy. A disabled user's token reads as invalid, as
+   * The one validity rule for an access token (bearer requests, introspection): it exists, no cut-off
+   * revoked it, it has not expired, and its user passes the account policy. A disabled user's token reads as invalid, as
    * in AWX; a local user's while local authentication is off says so.
    */
-  validate(token: Pick<AccessToken, 'expires'> | null, user: Pick<User, 'isActive' | 'externalAccount'> | null, now = this.clock.now()): TokenRefusal | null {
+  validate(
+    token: Pick<AccessToken, 'expires' | 'created'> | null,
+    user: Pick<User, 'isActive' | 'externalAccount' | 'tokensRevokedBefore'> | null,
+    now = this.clock.now(),
+    systemCutoff: Date | null = null,
+  ): TokenRefusal | null {
     if (!token || !user) return 'invalid_token';
+    // Revoked by a cut-off (all of the user's, or every token): the same answer as a deleted row.
+    if (revokedByCutoff(token.created, user.tokensRevokedBefore, systemCutoff)) return 'invalid_token';
     const account = this.policy.refusal(user);
     if (account === 'user_disabled') return 'invalid_token';
     if (token.expires.getTime() <= now.getTime()) return 'token_expired';

@@ -43,4 +43,22 @@ export class User implements Account {
 
   @Column({ name: 'last_login', type: 'datetime', precision: 3, nullable: true })
   lastLogin: Date | null;
+
+  /**
+   * Revocation cut-offs (one small write ends any number of credentials, issue 21): sessions created
+   * at or before `sessionsEndedBefore` are over with `sessionsEndReason`, except `sessionsKeptId` (the
+   * session a password change keeps); tokens created at or before `tokensRevokedBefore` are revoked.
+   * Read with the user on every authenticated request; the rows themselves are cleaned up afterwards.
+   */
+  @Column({ name: 'sessions_ended_before', type: 'datetime', precision: 3, nullable: true })
+  sessionsEndedBefore: Date | null;
+
+  @Column({ name: 'sessions_end_reason', type: 'varchar', length: 32, nullable: true })
+  sessionsEndReason: string | null;
+
+  @Column({ name: 'sessions_kept_id', type: 'integer', nullable: true })
+  sessionsKeptId: number | null;
+
+  @Column({ name: 'tokens_revoked_before', type: 'datetime', precision: 3, nullable: true })
+  tokensRevokedBefore: Date | null;
 }

@@ -11,11 +11,13 @@ import { LocalCredentialsService } from './local-credentials.service';
 import { LoginFailure } from './login-failure.entity';
 import { LoginThrottle } from './login-throttle.service';
 import { AccountPolicy } from './account-policy';
+import { RevocationJob } from './revocation-job.entity';
+import { RevocationJobs } from './revocation-jobs';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User, LoginFailure]), SettingsModule],
+  imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy],
-  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy],
+  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
+  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
 })
 export class UsersModule {}

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
+import { Transactions } from '../database/transactions';
 import { isUniqueViolation } from '../database/errors';
 import { FieldErrors, NotFound } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
@@ -34,6 +35,7 @@ export class UsersService {
     private readonly settings: SettingsService,
     private readonly events: UserEvents,
     private readonly clock: Clock,
+    private readonly transactions: Transactions,
   ) {}
 
   findById(id: number): Promise<User | null> {
@@ -87,8 +89,10 @@ export class UsersService {
   }
 
   async recordLogin(user: User): Promise<void> {
-    user.lastLogin = this.clock.now();
-    await this.users.update({ id: user.id }, { lastLogin: user.lastLogin });
+    const now = this.clock.now();
+    user.lastLogin = now;
+    // In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here.
+    await this.transactions.run((manager) => manager.getRepository(User).update({ id: user.id }, { lastLogin: now }));
   }
 
   private async checkUsername(username: string, exceptId?: number): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { memberUrl } from './test-db';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -61,7 +62,10 @@ export function runManage(args: string[], env: Record<string, string>, input?: s
 
 /** Starts several nodes at once; if any fails, the others are stopped before the error is thrown. */
 export async function spawnServices(count: number, env: Record<string, string>): Promise<ServiceProcess[]> {
-  const results = await Promise.allSettled(Array.from({ length: count }, () => spawnService(env)));
+  // On the Galera pass each node attaches to a different member of the cluster.
+  const results = await Promise.allSettled(
+    Array.from({ length: count }, (_, i) => spawnService(env.DATABASE_URL ? { ...env, DATABASE_URL: memberUrl(env.DATABASE_URL, i) } : env)),
+  );
   const started = results.filter((r): r is PromiseFulfilledResult<ServiceProcess> => r.status === 'fulfilled').map((r) => r.value);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {

@@ -5,7 +5,21 @@ import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 
 export const TEST_DB = (process.env.TEST_DB || 'sqlite') as 'sqlite' | 'mysql';
-const MYSQL_BASE = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
+
+/**
+ * The Galera pass of `npm test` (scripts/test-all.sh) starts a 3-member cluster and sets this to its SQL
+ * ports: test databases are then made on the cluster, and service node i attaches to member i mod 3.
+ */
+export const GALERA_PORTS = (process.env.TEST_GALERA_PORTS ?? '').split(',').filter(Boolean).map(Number);
+const MYSQL_BASE = GALERA_PORTS.length ? `mysql://root@127.0.0.1:${GALERA_PORTS[0]}` : process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
+
+/** The same database URL through member `i` of the Galera cluster (unchanged outside the Galera pass). */
+export function memberUrl(url: string, i: number): string {
+  if (!GALERA_PORTS.length || !url.startsWith('mysql:')) return url;
+  const u = new URL(url);
+  u.port = String(GALERA_PORTS[i % GALERA_PORTS.length]);
+  return u.toString();
+}
 
 export interface TestDatabase {
   url: string;

@@ -1,0 +1,65 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { RevocationJob } from './revocation-job.entity';
+
+/** Rows one clean-up batch touches: one statement each, small enough that no request waits long for it. */
+export const CLEANUP_BATCH = 1000;
+
+/**
+ * A cut-off: now, or the newest creation time among the credentials it revokes if that is later (a row
+ * written by a node whose clock runs ahead). `newest` is what the database returned for MAX(created):
+ * a Date (MySQL), UTC text (SQLite), or null.
+ */
+export function latest(now: Date, newest: Date | string | null | undefined): Date {
+  if (!newest) return now;
+  const t = newest instanceof Date ? newest : new Date(`${newest.replace(' ', 'T')}Z`);
+  return Number.isNaN(t.getTime()) || t.getTime() <= now.getTime() ? now : t;
+}
+
+/** A batch of clean-up work: ends or deletes at most CLEANUP_BATCH rows of a job; returns how many. */
+export type CleanupBatch = (job: RevocationJob) => Promise<number>;
+
+/**
+ * The queue of clean-up owed after revocations by cut-off. Revoking writes the cut-off and a job in one
+ * transaction; the background loop (src/background-work.ts) then works each job off in batches, yielding
+ * between them, and deletes it when a batch comes back short. Idempotent, so two nodes may share a job.
+ */
+@Injectable()
+export class RevocationJobs {
+  private readonly logger = new Logger('revocation');
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async add(manager: EntityManager, job: Omit<RevocationJob, 'id'>): Promise<void> {
+    await manager.getRepository(RevocationJob).insert(job);
+  }
+
+  /**
+   * Works off the pending jobs of one kind until none is left or `budgetMs` is spent; returns the rows
+   * it touched. Between batches the event loop gets a turn (SQLite runs statements synchronously).
+   */
+  async work(kind: RevocationJob['kind'], batch: CleanupBatch, budgetMs = 5000): Promise<number> {
+    const deadline = Date.now() + budgetMs;
+    const repo = this.dataSource.getRepository(RevocationJob);
+    let total = 0;
+    for (const job of await repo.find({ where: { kind }, order: { id: 'ASC' }, take: 100 })) {
+      for (;;) {
+        const touched = await batch(job);
+        total += touched;
+        if (touched < CLEANUP_BATCH) {
+          await repo.delete({ id: job.id });
+          this.logger.log({ event: 'revocation_cleaned', kind, user_id: job.userId, reason: job.reason });
+          break;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        if (Date.now() >= deadline) return total;
+      }
+    }
+    return total;
+  }
+
+  pending(kind: RevocationJob['kind']): Promise<number> {
+    return this.dataSource.getRepository(RevocationJob).countBy({ kind });
+  }
+}
