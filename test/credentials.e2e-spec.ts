@@ -90,6 +90,8 @@ describe('credentials (SPEC §10): secrets encrypted at rest, never returned', (
     const cases: [unknown, Record<string, string[]>][] = [
       [{ name: 'c', credential_type: 'nope' }, { credential_type: ['"nope" is not a valid choice.'] }],
       [{ name: 'c', credential_type: 1 }, { credential_type: ['"1" is not a valid choice.'] }],
+      // A JSON object whose own toString is not a function was a 500 when the message was written.
+      [{ name: 'c', credential_type: { toString: null } }, { credential_type: ['"[object Object]" is not a valid choice.'] }],
       [{ name: 'c', inputs: ['password'] }, { inputs: ['Expected a dictionary of items.'] }],
       [{ name: 'c', inputs: 'password=x' }, { inputs: ['Expected a dictionary of items.'] }],
       [{ name: 'c', inputs: null }, { inputs: ['Expected a dictionary of items.'] }],

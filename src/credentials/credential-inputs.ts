@@ -1,5 +1,6 @@
 import { FieldErrors } from '../common/errors';
-import { FieldInvalid, FieldRule } from '../common/fields';
+import { z } from 'zod';
+import { refuse } from '../common/validation';
 import { SecretBox } from '../common/secret-box';
 import { ENCRYPTED_PLACEHOLDER } from '../settings/setting-definition';
 
@@ -29,27 +30,31 @@ export function isSecretInput(name: string): boolean {
   return ['password', 'ssh_key_data', 'ssh_key_unlock', 'token', 'secret'].includes(key) || /_(secret|password|token)$/.test(key);
 }
 
-/** An object of named scalar values; secrets must be strings. */
-export function inputsRule(): FieldRule<Inputs> {
-  return (value) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new FieldInvalid('Expected a dictionary of items.');
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length > MAX_INPUTS) throw new FieldInvalid(`Ensure this field has no more than ${MAX_INPUTS} inputs.`);
-    for (const [name, item] of entries) {
-      if (name.length > MAX_NAME || !NAME.test(name)) {
-        throw new FieldInvalid(`Input names are letters, digits and "_", at most ${MAX_NAME} characters; "${name.slice(0, MAX_NAME)}" is not one.`);
-      }
-      if (isSecretInput(name) && typeof item !== 'string') throw new FieldInvalid(`Value of "${name}" must be a string.`);
-      if (typeof item === 'string' && item.length > MAX_VALUE) {
-        throw new FieldInvalid(`Value of "${name}" must have no more than ${MAX_VALUE} characters.`);
-      }
-      if (typeof item !== 'string' && typeof item !== 'boolean' && !(typeof item === 'number' && Number.isFinite(item))) {
-        throw new FieldInvalid(`Value of "${name}" must be a string, a number or a boolean.`);
-      }
+/** The first thing wrong with a dictionary of inputs, in the order AWX users have seen them reported. */
+function inputsProblem(value: Record<string, unknown>): string | undefined {
+  const entries = Object.entries(value);
+  if (entries.length > MAX_INPUTS) return `Ensure this field has no more than ${MAX_INPUTS} inputs.`;
+  for (const [name, item] of entries) {
+    if (name.length > MAX_NAME || !NAME.test(name)) {
+      return `Input names are letters, digits and "_", at most ${MAX_NAME} characters; "${name.slice(0, MAX_NAME)}" is not one.`;
     }
-    return value as Inputs;
-  };
+    if (isSecretInput(name) && typeof item !== 'string') return `Value of "${name}" must be a string.`;
+    if (typeof item === 'string' && item.length > MAX_VALUE) return `Value of "${name}" must have no more than ${MAX_VALUE} characters.`;
+    if (typeof item !== 'string' && typeof item !== 'boolean' && !(typeof item === 'number' && Number.isFinite(item))) {
+      return `Value of "${name}" must be a string, a number or a boolean.`;
+    }
+  }
+  return undefined;
 }
+
+/** A credential's `inputs`: an object of named scalar values; secrets must be strings. */
+export const credentialInputs = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    const problem = inputsProblem(value);
+    if (problem) refuse(ctx, problem, value);
+  })
+  .transform((value) => value as Inputs);
 
 /**
  * The inputs as stored: secrets sealed with SECRET_KEY (empty stays empty, as in AWX). A secret sent

@@ -4,24 +4,24 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
-import { rules } from '../common/fields';
+import { z } from 'zod';
 import { OwnedRecords } from '../resources/owned-records';
 import { OwnedResourceDefinition, OwnedResourceService } from '../resources/owned-resource.service';
 import { NAME_FIELDS } from '../resources/resource-fields';
 import { SecretBox } from '../common/secret-box';
 import { Credential } from './credential.entity';
-import { CREDENTIAL_TYPES, Inputs, inputsRule, parseStoredInputs, sealInputs } from './credential-inputs';
+import { CREDENTIAL_TYPES, credentialInputs, Inputs, parseStoredInputs, sealInputs } from './credential-inputs';
 import { serializeCredential } from './credential.serializer';
 
 /** A credential is a name, an optional description, a type ("machine") and its inputs (SPEC §10). */
 function credentialDefinition(box: SecretBox): OwnedResourceDefinition<Credential> {
   return {
     path: '/api/v2/credentials/',
-    schema: {
+    schema: z.object({
       ...NAME_FIELDS,
-      credential_type: { rule: rules.choice(CREDENTIAL_TYPES) },
-      inputs: { rule: inputsRule() },
-    },
+      credential_type: z.enum(CREDENTIAL_TYPES).optional(),
+      inputs: credentialInputs.optional(),
+    }),
     columns: { name: 'name', description: 'description', credential_type: 'credentialType', inputs: 'inputs' },
     defaults: { description: '', credentialType: 'machine', inputs: '{}' },
     // The inputs given replace the stored ones (AWX); a secret sent back as "$encrypted$" is kept.

@@ -3,23 +3,24 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
-import { rules } from '../common/fields';
+import { z } from 'zod';
+import { pkOrNull, text } from '../common/validation';
 import { OwnedRecords } from '../resources/owned-records';
 import { OwnedResourceDefinition, OwnedResourceService } from '../resources/owned-resource.service';
-import { NAME_FIELDS, variablesRule } from '../resources/resource-fields';
+import { NAME_FIELDS, variables } from '../resources/resource-fields';
 import { Host } from './host.entity';
 import { serializeHost } from './host.serializer';
 
 /** A host needs only a name (SPEC §10); the other AWX fields are optional. */
 export const HOST_DEFINITION: OwnedResourceDefinition<Host> = {
   path: '/api/v2/hosts/',
-  schema: {
+  schema: z.object({
     ...NAME_FIELDS,
-    inventory: { rule: rules.intOrNull() },
-    enabled: { rule: rules.bool() },
-    instance_id: { rule: rules.string({ max: 1024, blank: true }) },
-    variables: { rule: variablesRule() },
-  },
+    inventory: pkOrNull.optional(),
+    enabled: z.boolean().optional(),
+    instance_id: text(1024, { blank: true }).optional(),
+    variables: variables.optional(),
+  }),
   columns: {
     name: 'name',
     description: 'description',

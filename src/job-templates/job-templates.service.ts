@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
-import { rules } from '../common/fields';
+import { z } from 'zod';
+import { pkOrNull, text } from '../common/validation';
 import { OwnedRecords } from '../resources/owned-records';
 import { OwnedResourceDefinition, OwnedResourceService } from '../resources/owned-resource.service';
-import { NAME_FIELDS, variablesRule } from '../resources/resource-fields';
+import { NAME_FIELDS, variables } from '../resources/resource-fields';
 import { JobTemplate } from './job-template.entity';
 import { JOB_TEMPLATE_LIST } from './job-lists';
 import { serializeJobTemplate } from './job-template.serializer';
@@ -20,26 +21,26 @@ export const LIMIT_MAX = 8192;
  */
 export const JOB_TEMPLATE_DEFINITION: OwnedResourceDefinition<JobTemplate> = {
   path: '/api/v2/job_templates/',
-  schema: {
+  schema: z.object({
     ...NAME_FIELDS,
-    job_type: { rule: rules.choice(['run', 'check'] as const) },
-    inventory: { rule: rules.intOrNull() },
-    project: { rule: rules.intOrNull() },
-    playbook: { rule: rules.string({ max: 1024, blank: true }) },
-    limit: { rule: rules.string({ max: LIMIT_MAX, blank: true }) },
-    extra_vars: { rule: variablesRule() },
-    ask_limit_on_launch: { rule: rules.bool() },
-    ask_variables_on_launch: { rule: rules.bool() },
-    ask_inventory_on_launch: { rule: rules.bool() },
-    ask_credential_on_launch: { rule: rules.bool() },
-    ask_job_type_on_launch: { rule: rules.bool() },
-    ask_tags_on_launch: { rule: rules.bool() },
-    ask_skip_tags_on_launch: { rule: rules.bool() },
-    ask_diff_mode_on_launch: { rule: rules.bool() },
-    ask_verbosity_on_launch: { rule: rules.bool() },
-    ask_scm_branch_on_launch: { rule: rules.bool() },
-    survey_enabled: { rule: rules.bool() },
-  },
+    job_type: z.enum(['run', 'check']).optional(),
+    inventory: pkOrNull.optional(),
+    project: pkOrNull.optional(),
+    playbook: text(1024, { blank: true }).optional(),
+    limit: text(LIMIT_MAX, { blank: true }).optional(),
+    extra_vars: variables.optional(),
+    ask_limit_on_launch: z.boolean().optional(),
+    ask_variables_on_launch: z.boolean().optional(),
+    ask_inventory_on_launch: z.boolean().optional(),
+    ask_credential_on_launch: z.boolean().optional(),
+    ask_job_type_on_launch: z.boolean().optional(),
+    ask_tags_on_launch: z.boolean().optional(),
+    ask_skip_tags_on_launch: z.boolean().optional(),
+    ask_diff_mode_on_launch: z.boolean().optional(),
+    ask_verbosity_on_launch: z.boolean().optional(),
+    ask_scm_branch_on_launch: z.boolean().optional(),
+    survey_enabled: z.boolean().optional(),
+  }),
   columns: {
     name: 'name',
     description: 'description',

@@ -3,8 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { FieldErrors } from '../common/errors';
-import { parseBody, rules } from '../common/fields';
-import { variablesRule } from '../resources/resource-fields';
+import { z } from 'zod';
+import { text, validateBody } from '../common/validation';
+import { variables } from '../resources/resource-fields';
 import { OwnedRecords } from '../resources/owned-records';
 import { JOB_LIST, JOB_TEMPLATE_LIST } from './job-lists';
 import type { Page } from '../common/pagination';
@@ -15,7 +16,8 @@ import { LIMIT_MAX } from './job-templates.service';
 import { Job } from './job.entity';
 import { serializeJob } from './job.serializer';
 
-const LAUNCH_SCHEMA = { limit: { rule: rules.string({ max: LIMIT_MAX, blank: true }) }, extra_vars: { rule: variablesRule() } };
+/** The launch body: the prompts this service records (SPEC §10); other AWX prompts are ignored. */
+const LAUNCH_BODY = z.object({ limit: text(LIMIT_MAX, { blank: true }).optional(), extra_vars: variables.optional() });
 
 /**
  * Launching records a job and nothing more: no automation runs in this service (SPEC §10). The job's
@@ -55,7 +57,7 @@ export class JobsService {
    */
   async launch(principal: Principal, templateId: number, body: unknown): Promise<Record<string, unknown>> {
     const template = await this.templates.changeable(principal, templateId);
-    const input = parseBody<{ limit: string; extra_vars: string }>(body, LAUNCH_SCHEMA);
+    const input = validateBody(LAUNCH_BODY, body);
     if (input.extra_vars !== undefined && !template.askVariablesOnLaunch) {
       // AWX's answer; nothing is recorded.
       throw FieldErrors.of('extra_vars', 'Variables are not allowed on launch. Check the Prompt on Launch setting on the Job Template to include the Extra Variables.');

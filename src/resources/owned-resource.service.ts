@@ -1,4 +1,5 @@
-import { parseBody, Schema } from '../common/fields';
+import type { z } from 'zod';
+import { validateBody } from '../common/validation';
 import type { OwnedRecords, RowValues } from './owned-records';
 import type { OwnedResource } from './owned-resource.entity';
 import type { Page } from '../common/pagination';
@@ -8,7 +9,8 @@ import type { Principal } from '../common/principal';
 export interface OwnedResourceDefinition<T extends OwnedResource> {
   /** The list path, e.g. `/api/v2/hosts/`. */
   path: string;
-  schema: Schema;
+  /** The body of a create or full replace; PATCH takes it partial. Unknown fields are ignored. */
+  schema: z.ZodObject;
   /** The entity property each API field is stored in (`inventory` → `inventoryId`). */
   columns: Record<string, keyof T & string>;
   /** Turns validated values into stored ones (credentials encrypt); `current` is the row being changed. */
@@ -38,7 +40,7 @@ export class OwnedResourceService<T extends OwnedResource> {
   }
 
   async create(principal: Principal, body: unknown): Promise<Record<string, unknown>> {
-    const input = parseBody(body, this.definition.schema);
+    const input = validateBody(this.definition.schema, body);
     const values = { ...this.definition.defaults, ...this.values(input) } as RowValues<T>;
     return this.definition.view(await this.records.create(principal, values), principal);
   }
@@ -46,7 +48,7 @@ export class OwnedResourceService<T extends OwnedResource> {
   /** PUT (`partial` false: required fields must be sent) and PATCH; fields left out keep their values. */
   async update(principal: Principal, id: number, body: unknown, partial: boolean): Promise<Record<string, unknown>> {
     const current = await this.records.changeable(principal, id);
-    const input = parseBody(body, this.definition.schema, partial);
+    const input = validateBody(this.definition.schema, body, { partial });
     const row = await this.records.update(principal, current, this.values(input, current));
     return this.definition.view(row, principal);
   }
@@ -55,7 +57,7 @@ export class OwnedResourceService<T extends OwnedResource> {
     await this.records.remove(await this.records.changeable(principal, id));
   }
 
-  /** Column values for the fields the body gave (parseBody leaves out the ones it did not). */
+  /** Column values for the fields the body gave (validation leaves out the ones it did not). */
   private values(input: Record<string, unknown>, current?: T): RowValues<T> {
     const prepared = this.definition.prepare ? this.definition.prepare(input, current) : input;
     const values: Record<string, unknown> = {};

@@ -1,4 +1,6 @@
-import { SettingDefinition, SettingInvalid, validators as v } from './setting-definition';
+import { z } from 'zod';
+import { integer, refuse } from '../common/validation';
+import { SettingDefinition } from './setting-definition';
 
 export interface OAuth2ProviderSettings {
   ACCESS_TOKEN_EXPIRE_SECONDS: number;
@@ -14,44 +16,81 @@ export const OAUTH2_PROVIDER_DEFAULT: OAuth2ProviderSettings = {
 
 export const OAUTH2_LIFETIME_MAX = 31536000000;
 
-function oauth2Provider(value: unknown): OAuth2ProviderSettings {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SettingInvalid('Expected a dictionary of items.');
-  const known = Object.keys(OAUTH2_PROVIDER_DEFAULT);
-  const invalid = Object.keys(value).filter((k) => !known.includes(k));
-  if (invalid.length) throw new SettingInvalid(`Invalid key names: ${invalid.join(', ')}`);
-  const out = { ...OAUTH2_PROVIDER_DEFAULT };
-  for (const [k, raw] of Object.entries(value)) {
-    try {
-      // SPEC §5: at most 31536000000 s (AWX's own default for access tokens, a thousand years).
-      out[k as keyof OAuth2ProviderSettings] = v.int(1, OAUTH2_LIFETIME_MAX)(raw);
-    } catch (e) {
-      throw new SettingInvalid(`${k}: ${(e as Error).message}`);
-    }
+/** SPEC §5: at most 31536000000 s (AWX's own default for access tokens, a thousand years). */
+const lifetime = (key: keyof OAuth2ProviderSettings) => integer(1, OAUTH2_LIFETIME_MAX).default(OAUTH2_PROVIDER_DEFAULT[key]);
+
+/** The three lifetimes; a key left out takes its default, an unknown key is refused. */
+const oauth2Provider = z.strictObject({
+  ACCESS_TOKEN_EXPIRE_SECONDS: lifetime('ACCESS_TOKEN_EXPIRE_SECONDS'),
+  REFRESH_TOKEN_EXPIRE_SECONDS: lifetime('REFRESH_TOKEN_EXPIRE_SECONDS'),
+  AUTHORIZATION_CODE_EXPIRE_SECONDS: lifetime('AUTHORIZATION_CODE_EXPIRE_SECONDS'),
+});
+
+/** -1 (no limit) or at least 1: a limit of 0 would end every session, the new one included. */
+export const sessionLimit = integer(-1).refine((n) => n !== 0, 'Use -1 for no limit, or a value of at least 1.');
+
+/** An absolute http(s) URL or a path starting with "/", or blank; kept trimmed. */
+export const urlOrBlank = z
+  .string()
+  .max(1024)
+  .transform((s) => s.trim())
+  .refine((s) => s === '' || (s.startsWith('/') && !s.startsWith('//')) || isHttpUrl(s), 'Enter a valid URL.');
+
+/** An absolute http: or https: URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
   }
-  return out;
+}
+
+/** Browser origins, each normalised to scheme://host[:port]; a path, query or other scheme is refused. */
+export const origins = z.array(
+  z.string().transform((item, ctx) => {
+    const origin = originOf(item);
+    if (origin === undefined) {
+      refuse(ctx, `"${item}" is not a valid origin (scheme://host[:port]).`, item);
+      return z.NEVER;
+    }
+    return origin;
+  }),
+);
+
+function originOf(item: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(item);
+  } catch {
+    return undefined;
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash) return undefined;
+  return u.origin;
 }
 
 const AUTH = 'authentication';
+const bool = z.boolean();
 
 /** The runtime settings of SPEC §9, with AWX's defaults and bounds. */
 export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
-  { key: 'SESSION_COOKIE_AGE', category: AUTH, default: 1800, validate: v.int(60, 30000000000) },
-  { key: 'SESSION_ABSOLUTE_TIMEOUT', category: AUTH, default: 0, validate: v.int(0, 30000000000) },
-  { key: 'SESSIONS_PER_USER', category: AUTH, default: -1, validate: v.limit },
-  { key: 'SESSIONS_PER_IP', category: AUTH, default: -1, validate: v.limit },
-  { key: 'AUTH_BASIC_ENABLED', category: AUTH, default: true, validate: v.bool },
-  { key: 'DISABLE_LOCAL_AUTH', category: AUTH, default: false, validate: v.bool },
-  { key: 'OAUTH2_PROVIDER', category: AUTH, default: OAUTH2_PROVIDER_DEFAULT, validate: oauth2Provider },
-  { key: 'ALLOW_OAUTH2_FOR_EXTERNAL_USERS', category: AUTH, default: false, validate: v.bool },
-  { key: 'LOGIN_REDIRECT_OVERRIDE', category: AUTH, default: '', validate: v.urlOrBlank },
-  { key: 'CSRF_TRUSTED_ORIGINS', category: AUTH, default: [], validate: v.origins },
-  { key: 'LOCAL_PASSWORD_MIN_LENGTH', category: AUTH, default: 0, validate: v.int(0, 128) },
-  { key: 'LOCAL_PASSWORD_MIN_DIGITS', category: AUTH, default: 0, validate: v.int(0, 128) },
-  { key: 'LOCAL_PASSWORD_MIN_UPPER', category: AUTH, default: 0, validate: v.int(0, 128) },
-  { key: 'LOCAL_PASSWORD_MIN_SPECIAL', category: AUTH, default: 0, validate: v.int(0, 128) },
-  { key: 'LOGIN_FAILURES_ALLOWED', category: AUTH, default: 5, validate: v.int(1, 1000000) },
-  { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, validate: v.int(1, 31536000) },
-  { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, validate: v.bool },
+  { key: 'SESSION_COOKIE_AGE', category: AUTH, default: 1800, schema: integer(60, 30000000000) },
+  { key: 'SESSION_ABSOLUTE_TIMEOUT', category: AUTH, default: 0, schema: integer(0, 30000000000) },
+  { key: 'SESSIONS_PER_USER', category: AUTH, default: -1, schema: sessionLimit },
+  { key: 'SESSIONS_PER_IP', category: AUTH, default: -1, schema: sessionLimit },
+  { key: 'AUTH_BASIC_ENABLED', category: AUTH, default: true, schema: bool },
+  { key: 'DISABLE_LOCAL_AUTH', category: AUTH, default: false, schema: bool },
+  { key: 'OAUTH2_PROVIDER', category: AUTH, default: OAUTH2_PROVIDER_DEFAULT, schema: oauth2Provider },
+  { key: 'ALLOW_OAUTH2_FOR_EXTERNAL_USERS', category: AUTH, default: false, schema: bool },
+  { key: 'LOGIN_REDIRECT_OVERRIDE', category: AUTH, default: '', schema: urlOrBlank },
+  { key: 'CSRF_TRUSTED_ORIGINS', category: AUTH, default: [], schema: origins },
+  { key: 'LOCAL_PASSWORD_MIN_LENGTH', category: AUTH, default: 0, schema: integer(0, 128) },
+  { key: 'LOCAL_PASSWORD_MIN_DIGITS', category: AUTH, default: 0, schema: integer(0, 128) },
+  { key: 'LOCAL_PASSWORD_MIN_UPPER', category: AUTH, default: 0, schema: integer(0, 128) },
+  { key: 'LOCAL_PASSWORD_MIN_SPECIAL', category: AUTH, default: 0, schema: integer(0, 128) },
+  { key: 'LOGIN_FAILURES_ALLOWED', category: AUTH, default: 5, schema: integer(1, 1000000) },
+  { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, schema: integer(1, 31536000) },
+  { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
 ];
 
 /** Typed view of the values the service reads on hot paths. */

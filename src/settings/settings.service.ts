@@ -5,8 +5,9 @@ import { APP_CONFIG, AppConfig, ConfigError } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { FieldErrors, NotFound } from '../common/errors';
 import { SecretBox } from '../common/secret-box';
+import { validateValue } from '../common/validation';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
-import { ENCRYPTED_PLACEHOLDER, SettingDefinition, SettingInvalid } from './setting-definition';
+import { ENCRYPTED_PLACEHOLDER, SettingDefinition } from './setting-definition';
 import { Setting } from './setting.entity';
 
 /** How often a node re-reads the settings table: changes made elsewhere show within a second. */
@@ -60,7 +61,7 @@ export class SettingsService implements OnModuleInit {
         parsed = raw; // a bare string is taken as a string
       }
       try {
-        this.envDefaults.set(def.key, def.validate(parsed));
+        this.envDefaults.set(def.key, validateValue(def.schema, parsed, def.key));
       } catch (e) {
         throw new ConfigError(`Environment variable ${def.key} is invalid: ${(e as Error).message}`);
       }
@@ -135,10 +136,10 @@ export class SettingsService implements OnModuleInit {
       const def = defs.get(key);
       if (!def || def.readOnly) continue; // DRF ignores unknown and read-only fields
       try {
-        changes.set(key, def.validate(def.secret ? unmaskSecrets(raw, this.get(key)) : raw));
+        changes.set(key, validateValue(def.schema, def.secret ? unmaskSecrets(key, raw, this.get(key)) : raw, key));
       } catch (e) {
-        if (!(e instanceof SettingInvalid)) throw e;
-        errors[key] = [e.message];
+        if (!(e instanceof FieldErrors)) throw e;
+        Object.assign(errors, e.errors);
       }
     }
     const next: Record<string, unknown> = {};
@@ -165,7 +166,7 @@ export class SettingsService implements OnModuleInit {
   async store(key: string, value: unknown, actor: string): Promise<void> {
     const def = this.definitions.get(key);
     if (!def) throw new NotFound(`Unknown setting ${key}.`);
-    const clean = def.validate(value);
+    const clean = validateValue(def.schema, value, key);
     const now = this.clock.now();
     const stored = JSON.stringify(def.secret ? encryptSecrets(clean, this.box) : clean);
     const repo = this.dataSource.getRepository(Setting);
@@ -205,7 +206,7 @@ function maskSecrets(value: unknown): unknown {
 }
 
 /** Writing "$encrypted$" back keeps the stored secret (AWX behaviour), at any depth. */
-function unmaskSecrets(value: unknown, current: unknown): unknown {
+function unmaskSecrets(key: string, value: unknown, current: unknown): unknown {
   if (value === ENCRYPTED_PLACEHOLDER) return current;
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const cur = (current && typeof current === 'object' ? current : {}) as Record<string, unknown>;
@@ -214,9 +215,9 @@ function unmaskSecrets(value: unknown, current: unknown): unknown {
     // issuer would hand the old provider's client secret to whoever the new issuer is.
     const kept = Object.keys(given).find((k) => given[k] === ENCRYPTED_PLACEHOLDER);
     if (kept && 'issuer' in given && given.issuer !== cur.issuer) {
-      throw new SettingInvalid(`${kept}: The issuer changed, so the stored ${kept} is not kept: send the secret for the new issuer.`);
+      throw FieldErrors.of(key, `${kept}: The issuer changed, so the stored ${kept} is not kept: send the secret for the new issuer.`);
     }
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmaskSecrets(v, cur[k])]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmaskSecrets(key, v, cur[k])]));
   }
   return value;
 }

@@ -1,6 +1,9 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
-import { SettingDefinition, SettingInvalid, validators as v } from '../settings/setting-definition';
+import { z } from 'zod';
+import { refuse } from '../common/validation';
+import { isHttpUrl } from '../settings/authentication-settings';
+import { SettingDefinition } from '../settings/setting-definition';
 
 /** One OpenID Connect provider of `SOCIAL_AUTH_OIDC_PROVIDERS` (SPEC §7), defaults filled in. */
 export interface OidcProviderConfig {
@@ -54,43 +57,24 @@ const SAML_DEFAULTS = {
 /** Provider names appear in URLs (`?idp=<name>`) and in `oidc:<name>` keys. */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-function dictionary(value: unknown): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SettingInvalid('Expected a dictionary of items.');
-  return value as Record<string, unknown>;
+/** A `{"<name>": {...}}` map of providers; a message names the provider and the field. */
+function providerMap<T extends z.ZodType>(entry: T) {
+  const name = z.string().regex(PROVIDER_NAME, {
+    error: (issue) => `"${String(issue.input)}" is not a valid provider name (letters, digits, "_", "." and "-", at most 64).`,
+  });
+  return z.record(name, entry);
 }
 
-/** Validates every entry of a `{"<name>": {...}}` map; a message names the provider and the field. */
-function providerMap<T>(value: unknown, entry: (raw: Record<string, unknown>) => T): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const [name, raw] of Object.entries(dictionary(value))) {
-    if (!PROVIDER_NAME.test(name)) {
-      throw new SettingInvalid(`"${name}" is not a valid provider name (letters, digits, "_", "." and "-", at most 64).`);
-    }
-    try {
-      out[name] = entry(dictionary(raw));
-    } catch (e) {
-      if (!(e instanceof SettingInvalid)) throw e;
-      throw new SettingInvalid(`${name}: ${e.message}`);
-    }
-  }
-  return out;
+/** Missing, null and "" are all "not given", as AWX's forms send them. */
+const absent = (value: unknown) => (value === null || value === '' ? undefined : value);
+
+/** A text field of a provider: trimmed, at most `max` characters; required unless it has a fallback. */
+function field(opts: { fallback?: string; max?: number } = {}) {
+  const trimmed = z.string().max(opts.max ?? 1024).transform((value) => value.trim());
+  return z.preprocess(absent, opts.fallback === undefined ? trimmed : trimmed.default(opts.fallback));
 }
 
-function knownKeys(raw: Record<string, unknown>, known: string[]): void {
-  const unknown = Object.keys(raw).filter((k) => !known.includes(k));
-  if (unknown.length) throw new SettingInvalid(`Invalid key names: ${unknown.join(', ')}`);
-}
-
-function field(raw: Record<string, unknown>, key: string, opts: { required?: boolean; fallback?: string; max?: number } = {}): string {
-  const value = raw[key];
-  if (value === undefined || value === null || value === '') {
-    if (opts.required) throw new SettingInvalid(`${key}: This field is required.`);
-    return opts.fallback ?? '';
-  }
-  if (typeof value !== 'string') throw new SettingInvalid(`${key}: Not a valid string.`);
-  if (value.length > (opts.max ?? 1024)) throw new SettingInvalid(`${key}: Ensure this field has no more than ${opts.max ?? 1024} characters.`);
-  return value.trim();
-}
+const optionalField = () => z.preprocess(absent, z.string().max(1024).transform((value) => value.trim()).optional());
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
@@ -99,57 +83,54 @@ function isLoopbackHost(hostname: string): boolean {
   return host === '::1';
 }
 
+/** Why a value is not an issuer URL, or nothing when it is one. */
+function issuerProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'Enter a valid URL.';
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    return 'The issuer must be an https URL (plain http only on a loopback address).';
+  }
+  if (url.search || url.hash || url.username || url.password) return 'The issuer must not have a query, fragment or credentials.';
+  return undefined;
+}
+
 /**
  * An issuer URL: https, or plain http only on a loopback address (test and development identity
  * providers; openid-client's allowInsecureRequests is enabled for exactly those). No query or
  * fragment (OpenID Connect Discovery §2).
  */
-export function validateIssuer(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new SettingInvalid('issuer: Enter a valid URL.');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new SettingInvalid('issuer: The issuer must be an https URL (plain http only on a loopback address).');
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    throw new SettingInvalid('issuer: The issuer must not have a query, fragment or credentials.');
-  }
-  return value;
-}
+const issuer = field().superRefine((value, ctx) => {
+  const problem = issuerProblem(value);
+  if (problem) refuse(ctx, problem, value);
+});
 
 export function isLoopbackHttp(value: string): boolean {
   const url = new URL(value);
   return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
 
-function httpUrl(key: string, value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return value;
-  } catch {
-    /* fall through */
-  }
-  throw new SettingInvalid(`${key}: Enter a valid URL.`);
-}
+const httpUrl = field().refine(isHttpUrl, 'Enter a valid URL.');
 
-function oidcProvider(raw: Record<string, unknown>): OidcProviderConfig {
-  knownKeys(raw, ['issuer', 'client_id', 'client_secret', ...Object.keys(OIDC_DEFAULTS)]);
-  const scopes = field(raw, 'scopes', { fallback: OIDC_DEFAULTS.scopes });
-  if (!scopes.split(/\s+/).includes('openid')) throw new SettingInvalid('scopes: The scopes must include "openid".');
-  return {
-    issuer: validateIssuer(field(raw, 'issuer', { required: true })),
-    client_id: field(raw, 'client_id', { required: true, max: 255 }),
-    client_secret: typeof raw.client_secret === 'string' ? raw.client_secret : field(raw, 'client_secret'),
-    scopes,
-    attr_username: field(raw, 'attr_username', { fallback: OIDC_DEFAULTS.attr_username }),
-    attr_email: field(raw, 'attr_email', { fallback: OIDC_DEFAULTS.attr_email }),
-    attr_first_name: field(raw, 'attr_first_name', { fallback: OIDC_DEFAULTS.attr_first_name }),
-    attr_last_name: field(raw, 'attr_last_name', { fallback: OIDC_DEFAULTS.attr_last_name }),
-  };
-}
+/**
+ * One OpenID Connect provider; a client secret is kept exactly as given. The scopes are checked first
+ * (as they always were) and the provider is stored in its documented key order.
+ */
+const oidcProvider = z
+  .strictObject({
+    scopes: field({ fallback: OIDC_DEFAULTS.scopes }).refine((scopes) => scopes.split(/\s+/).includes('openid'), 'The scopes must include "openid".'),
+    issuer,
+    client_id: field({ max: 255 }),
+    client_secret: z.preprocess((value) => (value === null ? undefined : value), z.string().default('')),
+    attr_username: field({ fallback: OIDC_DEFAULTS.attr_username }),
+    attr_email: field({ fallback: OIDC_DEFAULTS.attr_email }),
+    attr_first_name: field({ fallback: OIDC_DEFAULTS.attr_first_name }),
+    attr_last_name: field({ fallback: OIDC_DEFAULTS.attr_last_name }),
+  })
+  .transform(({ scopes, issuer, client_id, client_secret, ...attrs }): OidcProviderConfig => ({ issuer, client_id, client_secret, scopes, ...attrs }));
 
 /** AWX takes an IdP certificate as PEM or as the bare base64 body; both are stored as PEM. */
 export function normaliseCertificate(value: string): string {
@@ -162,72 +143,61 @@ export function normaliseCertificate(value: string): string {
   return pem;
 }
 
-function certificate(key: string, value: string): string {
+const idpCertificate = field({ max: 16384 }).transform((value, ctx) => {
   try {
     return normaliseCertificate(value);
   } catch {
-    throw new SettingInvalid(`${key}: Invalid certificate (expected PEM or the base64 body of an X.509 certificate).`);
+    refuse(ctx, 'Invalid certificate (expected PEM or the base64 body of an X.509 certificate).', value);
+    return z.NEVER;
   }
+});
+
+/** One SAML IdP, with python-social-auth's attribute defaults. */
+const samlIdp = z.strictObject({
+  entity_id: field(),
+  url: httpUrl,
+  x509cert: idpCertificate,
+  attr_user_permanent_id: field({ fallback: SAML_DEFAULTS.attr_user_permanent_id }),
+  attr_username: field({ fallback: SAML_DEFAULTS.attr_username }),
+  attr_email: field({ fallback: SAML_DEFAULTS.attr_email }),
+  attr_first_name: field({ fallback: SAML_DEFAULTS.attr_first_name }),
+  attr_last_name: field({ fallback: SAML_DEFAULTS.attr_last_name }),
+});
+
+/** AWX accepts one value or a list of values. */
+const stringList = z.preprocess(
+  (value) => (typeof value === 'string' ? [value] : value),
+  z.custom<string[]>((list) => Array.isArray(list) && list.every((item) => typeof item === 'string'), 'Expected a list of strings.'),
+);
+
+/** Which SAML attributes make a user a superuser or an auditor; empty attributes are left out. */
+const userFlags = z
+  .strictObject({
+    is_superuser_attr: optionalField(),
+    is_superuser_value: stringList.optional(),
+    is_system_auditor_attr: optionalField(),
+    is_system_auditor_value: stringList.optional(),
+  })
+  .transform((flags): SamlUserFlags => Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined && value !== '')));
+
+/** A PEM value of at most 16384 characters, trimmed, or blank; `valid` says whether it parses. */
+function pemOrBlank(valid: (pem: string) => unknown, message: string) {
+  return z
+    .string()
+    .max(16384)
+    .transform((value) => value.trim())
+    .refine((pem) => {
+      if (!pem) return true;
+      try {
+        valid(pem);
+        return true;
+      } catch {
+        return false;
+      }
+    }, message);
 }
 
-function samlIdp(raw: Record<string, unknown>): SamlIdpConfig {
-  knownKeys(raw, ['entity_id', 'url', 'x509cert', ...Object.keys(SAML_DEFAULTS)]);
-  return {
-    entity_id: field(raw, 'entity_id', { required: true }),
-    url: httpUrl('url', field(raw, 'url', { required: true })),
-    x509cert: certificate('x509cert', field(raw, 'x509cert', { required: true, max: 16384 })),
-    attr_user_permanent_id: field(raw, 'attr_user_permanent_id', { fallback: SAML_DEFAULTS.attr_user_permanent_id }),
-    attr_username: field(raw, 'attr_username', { fallback: SAML_DEFAULTS.attr_username }),
-    attr_email: field(raw, 'attr_email', { fallback: SAML_DEFAULTS.attr_email }),
-    attr_first_name: field(raw, 'attr_first_name', { fallback: SAML_DEFAULTS.attr_first_name }),
-    attr_last_name: field(raw, 'attr_last_name', { fallback: SAML_DEFAULTS.attr_last_name }),
-  };
-}
-
-function stringList(key: string, value: unknown): string[] {
-  // AWX accepts one value or a list of values.
-  const list = typeof value === 'string' ? [value] : value;
-  if (!Array.isArray(list) || list.some((item) => typeof item !== 'string')) throw new SettingInvalid(`${key}: Expected a list of strings.`);
-  return list as string[];
-}
-
-function userFlags(value: unknown): SamlUserFlags {
-  const raw = dictionary(value);
-  knownKeys(raw, ['is_superuser_attr', 'is_superuser_value', 'is_system_auditor_attr', 'is_system_auditor_value']);
-  const out: SamlUserFlags = {};
-  for (const flag of ['is_superuser', 'is_system_auditor'] as const) {
-    const attr = field(raw, `${flag}_attr`);
-    if (attr) out[`${flag}_attr`] = attr;
-    if (raw[`${flag}_value`] !== undefined) out[`${flag}_value`] = stringList(`${flag}_value`, raw[`${flag}_value`]);
-  }
-  return out;
-}
-
-function pemCertificateOrBlank(value: unknown): string {
-  const s = v.string(16384)(value).trim();
-  if (!s) return '';
-  try {
-    new X509Certificate(s);
-    return s;
-  } catch {
-    throw new SettingInvalid('Invalid certificate (expected a PEM X.509 certificate).');
-  }
-}
-
-function pemPrivateKeyOrBlank(value: unknown): string {
-  const s = v.string(16384)(value).trim();
-  if (!s) return '';
-  try {
-    createPrivateKey(s);
-    return s;
-  } catch {
-    throw new SettingInvalid('Invalid private key (expected a PEM private key).');
-  }
-}
-
-function readOnly(): never {
-  throw new SettingInvalid('This field is read-only.');
-}
+const readOnly = z.custom<string>(() => false, 'This field is read-only.');
 
 /** The `oidc` and `saml` settings categories; the read-only URLs are built from PUBLIC_URL. */
 export function ssoSettingDefinitions(publicUrl: string): SettingDefinition[] {
@@ -237,15 +207,15 @@ export function ssoSettingDefinitions(publicUrl: string): SettingDefinition[] {
       category: 'oidc',
       default: {},
       secret: true,
-      validate: (value) => providerMap(value, oidcProvider),
+      schema: providerMap(oidcProvider),
     },
-    { key: 'SOCIAL_AUTH_SAML_CALLBACK_URL', category: 'saml', default: `${publicUrl}/sso/complete/saml/`, readOnly: true, validate: readOnly },
-    { key: 'SOCIAL_AUTH_SAML_METADATA_URL', category: 'saml', default: `${publicUrl}/sso/metadata/saml/`, readOnly: true, validate: readOnly },
-    { key: 'SOCIAL_AUTH_SAML_SP_ENTITY_ID', category: 'saml', default: publicUrl, validate: v.string(1024) },
-    { key: 'SOCIAL_AUTH_SAML_SP_PUBLIC_CERT', category: 'saml', default: '', validate: pemCertificateOrBlank },
-    { key: 'SOCIAL_AUTH_SAML_SP_PRIVATE_KEY', category: 'saml', default: '', secret: true, validate: pemPrivateKeyOrBlank },
-    { key: 'SOCIAL_AUTH_SAML_ENABLED_IDPS', category: 'saml', default: {}, validate: (value) => providerMap(value, samlIdp) },
-    { key: 'SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR', category: 'saml', default: {}, validate: userFlags },
+    { key: 'SOCIAL_AUTH_SAML_CALLBACK_URL', category: 'saml', default: `${publicUrl}/sso/complete/saml/`, readOnly: true, schema: readOnly },
+    { key: 'SOCIAL_AUTH_SAML_METADATA_URL', category: 'saml', default: `${publicUrl}/sso/metadata/saml/`, readOnly: true, schema: readOnly },
+    { key: 'SOCIAL_AUTH_SAML_SP_ENTITY_ID', category: 'saml', default: publicUrl, schema: z.string().max(1024) },
+    { key: 'SOCIAL_AUTH_SAML_SP_PUBLIC_CERT', category: 'saml', default: '', schema: pemOrBlank((pem) => new X509Certificate(pem), 'Invalid certificate (expected a PEM X.509 certificate).') },
+    { key: 'SOCIAL_AUTH_SAML_SP_PRIVATE_KEY', category: 'saml', default: '', secret: true, schema: pemOrBlank(createPrivateKey, 'Invalid private key (expected a PEM private key).') },
+    { key: 'SOCIAL_AUTH_SAML_ENABLED_IDPS', category: 'saml', default: {}, schema: providerMap(samlIdp) },
+    { key: 'SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR', category: 'saml', default: {}, schema: userFlags },
   ];
 }
 

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
-import { parseBody, rules, Schema } from '../common/fields';
+import { text, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
 import { APPLICATION_LIST } from './token-lists';
@@ -11,21 +12,17 @@ import { ApplicationInput, ApplicationsService } from './applications.service';
 import { redirectUriProblems } from './redirect-uris';
 import { TokenResources } from './token-resources.service';
 
-const SCHEMA: Schema = {
-  name: { rule: rules.string({ max: 255 }), required: true },
-  description: { rule: rules.string({ max: 1024, blank: true }) },
-  client_type: { rule: rules.choice(['confidential', 'public'] as const), required: true },
-  redirect_uris: { rule: rules.string({ max: 4096, blank: true }) },
-  authorization_grant_type: { rule: rules.choice(['password', 'authorization-code', 'implicit'] as const), required: true },
-  skip_authorization: { rule: rules.bool() },
-};
+/** The body of POST `/api/v2/applications/`. */
+const CREATE_BODY = z.object({
+  name: text(255),
+  description: text(1024, { blank: true }).optional(),
+  client_type: z.enum(['confidential', 'public']),
+  redirect_uris: text(4096, { blank: true }).optional(),
+  authorization_grant_type: z.enum(['password', 'authorization-code', 'implicit']),
+  skip_authorization: z.boolean().optional(),
+});
 /** Client type and grant type are fixed once the application exists (ignored on change, as DRF does). */
-const CHANGE_SCHEMA: Schema = {
-  name: SCHEMA.name,
-  description: SCHEMA.description,
-  redirect_uris: SCHEMA.redirect_uris,
-  skip_authorization: SCHEMA.skip_authorization,
-};
+const CHANGE_BODY = CREATE_BODY.omit({ client_type: true, authorization_grant_type: true });
 
 /**
  * `/api/v2/applications/` (SPEC §5). Any user registers applications they own; the owner and
@@ -49,9 +46,9 @@ export class ApplicationsController {
 
   @Post()
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    const input = parseBody<ApplicationInput>(body, SCHEMA);
+    const input = validateBody(CREATE_BODY, body);
     if (input.skip_authorization && !principal.user.isSuperuser) throw new PermissionDenied();
-    const problems = redirectUriProblems(input.redirect_uris ?? '', input.authorization_grant_type!);
+    const problems = redirectUriProblems(input.redirect_uris ?? '', input.authorization_grant_type);
     if (problems.length) throw new FieldErrors({ redirect_uris: problems });
     const { application, secret } = await this.applications.create(principal.user.id, input as ApplicationInput);
     return serializeApplication(application, principal.user, secret);
@@ -96,7 +93,7 @@ export class ApplicationsController {
   private async change(principal: Principal, id: number, body: unknown, partial: boolean) {
     const app = await this.visible(principal, id);
     if (!canManageApplication(principal.user, app)) throw new PermissionDenied();
-    const input = parseBody<ApplicationInput>(body, CHANGE_SCHEMA, partial);
+    const input = validateBody(CHANGE_BODY, body, { partial });
     if (input.skip_authorization !== undefined && input.skip_authorization !== app.skipAuthorization && !principal.user.isSuperuser) {
       throw new PermissionDenied();
     }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { z } from 'zod';
 import { FindOptionsWhere } from 'typeorm';
 import { FieldErrors } from '../common/errors';
-import { FieldInvalid, parseBody, rules, Schema } from '../common/fields';
+import { pkOrNull, refuse, text, validateBody } from '../common/validation';
 import { queryPage } from '../common/list-query';
 import { TOKEN_LIST } from './token-lists';
 import type { Principal } from '../common/principal';
@@ -15,19 +16,24 @@ import { DEFAULT_SCOPE, parseScope, SCOPE_MESSAGE } from './scopes';
 import { serializeToken } from './token.serializer';
 import { TokensService } from './tokens.service';
 
-const scopeRule = (value: unknown): string => {
-  const scope = parseScope(value);
-  if (!scope) throw new FieldInvalid(SCOPE_MESSAGE);
-  return scope;
-};
+/** `read`, `write` or both, normalised; any other value gets AWX's one message. */
+const scope = z.unknown().transform((value, ctx) => {
+  const parsed = parseScope(value);
+  if (!parsed) {
+    refuse(ctx, SCOPE_MESSAGE, value);
+    return z.NEVER;
+  }
+  return parsed;
+});
 
-const CREATE_SCHEMA: Schema = {
-  description: { rule: rules.string({ max: 1024, blank: true }) },
-  scope: { rule: scopeRule },
-  application: { rule: rules.intOrNull() },
-};
-/** After creation only `description` and `scope` change (AWX's detail serializer). */
-export const CHANGE_TOKEN_SCHEMA: Schema = { description: CREATE_SCHEMA.description, scope: CREATE_SCHEMA.scope };
+/** The body of every token-creating route (an empty body is an empty object). */
+const CREATE_TOKEN_BODY = z.object({
+  description: text(1024, { blank: true }).optional(),
+  scope: scope.optional(),
+  application: pkOrNull.optional(),
+});
+/** After creation only `description` and `scope` change (AWX's detail serializer); always partial. */
+export const CHANGE_TOKEN_BODY = CREATE_TOKEN_BODY.omit({ application: true });
 
 /** Whether the `application` body field is taken, required or ignored (personal tokens). */
 export type ApplicationRule = 'optional' | 'required' | 'none';
@@ -47,7 +53,7 @@ export class TokenResources {
 
   /** Creates a token for the caller; `fixedApplication` is the application of `/applications/N/tokens/`. */
   async create(principal: Principal, body: unknown, applicationRule: ApplicationRule, fixedApplication?: Application) {
-    const input = parseBody<{ description: string; scope: string; application: number | null }>(body ?? {}, CREATE_SCHEMA);
+    const input = validateBody(CREATE_TOKEN_BODY, body ?? {});
     let application: Application | null = fixedApplication ?? null;
     if (!fixedApplication && applicationRule !== 'none' && input.application != null) {
       const found = await this.applications.findById(input.application);

@@ -1,14 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { IsNull, Not } from 'typeorm';
 import { NotFound, PermissionDenied } from '../common/errors';
-import { parseBody } from '../common/fields';
+import { validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AccessToken } from './access-token.entity';
 import { TokenRevocationService } from './token-revocation.service';
-import { CHANGE_TOKEN_SCHEMA, seesEveryToken, TokenResources } from './token-resources.service';
+import { CHANGE_TOKEN_BODY, seesEveryToken, TokenResources } from './token-resources.service';
 import { canChangeToken } from './token.serializer';
 import { TokensService } from './tokens.service';
 
@@ -116,7 +116,7 @@ export class TokensController {
   private async change(principal: Principal, id: number, body: unknown) {
     const token = await this.visibleToken(principal, id);
     if (!canChangeToken(principal.user, token)) throw new PermissionDenied();
-    const input = parseBody<{ description: string; scope: string }>(body, CHANGE_TOKEN_SCHEMA, true);
+    const input = validateBody(CHANGE_TOKEN_BODY, body, { partial: true });
     const updated = await this.tokens.update(token, input);
     return (await this.resources.present(principal, [updated]))[0];
   }

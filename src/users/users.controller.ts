@@ -1,8 +1,9 @@
+import { z } from 'zod';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ClientAddress } from '../common/client-ip';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
-import { parseBody, rules, Schema } from '../common/fields';
+import { text, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
 import { USER_LIST } from './user-list';
@@ -11,18 +12,21 @@ import { LocalCredentialsService } from './local-credentials.service';
 import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { canDeleteUser, canEditUser, serializeUser } from './user.serializer';
-import { UserInput, UsersService } from './users.service';
+import { UsersService } from './users.service';
 
-const USER_SCHEMA: Schema = {
-  username: { rule: rules.string({ max: 150 }), required: true },
-  password: { rule: rules.string({ max: 1024, blank: true }) },
-  first_name: { rule: rules.string({ max: 150, blank: true }) },
-  last_name: { rule: rules.string({ max: 150, blank: true }) },
-  email: { rule: rules.string({ max: 254, blank: true }) },
-  is_superuser: { rule: rules.bool() },
-  is_system_auditor: { rule: rules.bool() },
-  is_active: { rule: rules.bool() },
-};
+/** The body of POST, PUT and (partial) PATCH `/api/v2/users/…`, with AWX's field lengths. */
+const USER_BODY = z.object({
+  username: text(150),
+  password: text(1024, { blank: true }).optional(),
+  first_name: text(150, { blank: true }).optional(),
+  last_name: text(150, { blank: true }).optional(),
+  email: text(254, { blank: true }).optional(),
+  is_superuser: z.boolean().optional(),
+  is_system_auditor: z.boolean().optional(),
+  is_active: z.boolean().optional(),
+  // Checked only when it is needed (an own password change): anything but a string counts as absent.
+  old_password: z.string().optional().catch(undefined),
+});
 
 const ADMIN_ONLY_FIELDS = ['is_superuser', 'is_system_auditor', 'is_active'] as const;
 
@@ -72,7 +76,7 @@ export class UsersController {
   @Post('users')
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
-    const input = parseBody<UserInput>(body, USER_SCHEMA);
+    const input = validateBody(USER_BODY, body);
     const user = await this.users.create(input);
     return this.serializeOne(principal, user);
   }
@@ -103,7 +107,7 @@ export class UsersController {
   private async change(principal: Principal, id: number, body: unknown, partial: boolean, clientIp: string) {
     const target = await this.visibleUser(principal, id);
     if (!canEditUser(principal.user, target)) throw new PermissionDenied();
-    const input = parseBody<UserInput>(body, USER_SCHEMA, partial);
+    const input = validateBody(USER_BODY, body, { partial });
     if (!principal.user.isSuperuser) {
       for (const field of ADMIN_ONLY_FIELDS) {
         const current = { is_superuser: target.isSuperuser, is_system_auditor: target.isSystemAuditor, is_active: target.isActive }[field];
@@ -113,7 +117,7 @@ export class UsersController {
     if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
     // "$encrypted$" or an empty password keeps the current one (AWX): only a real change needs the old one.
     const changesPassword = input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !target.externalAccount;
-    if (changesPassword && principal.user.id === target.id) await this.confirmOldPassword(target, body, clientIp);
+    if (changesPassword && principal.user.id === target.id) await this.confirmOldPassword(target, input.old_password, clientIp);
     const keepSessionId = principal.method === 'session' && principal.user.id === target.id ? principal.credentialId : undefined;
     const updated = await this.users.update(target, input, keepSessionId);
     return this.serializeOne(principal, updated);
@@ -124,9 +128,8 @@ export class UsersController {
    * authenticated; a wrong one counts for the login throttle. A superuser setting another user's
    * password does not send it.
    */
-  private async confirmOldPassword(user: User, body: unknown, clientIp: string): Promise<void> {
-    const old = (body as Record<string, unknown>).old_password;
-    if (typeof old !== 'string' || old === '') throw FieldErrors.of('old_password', 'This field is required.');
+  private async confirmOldPassword(user: User, old: string | undefined, clientIp: string): Promise<void> {
+    if (!old) throw FieldErrors.of('old_password', 'This field is required.');
     if (!(await this.credentials.confirmCurrent(user, old, clientIp))) {
       throw FieldErrors.of('old_password', 'Your old password was entered incorrectly. Please enter it again.');
     }
