@@ -12,7 +12,7 @@ import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProce
  * so a broken path cannot look fast.
  *
  * BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_THREADS (1),
- * BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306), WEB_CONCURRENCY.
+ * BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306). With MariaDB the run ends with the same rows under WEB_CONCURRENCY=2 ("mysql x2").
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -50,22 +50,23 @@ function measure(label: string, url: string, headers: Record<string, string> = {
   return { label, ...wrk(url, headers, SECONDS) };
 }
 
-async function benchDatabase(kind: string): Promise<Row[]> {
+async function benchDatabase(kind: string, workers = 1): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const mysql = kind === 'mysql' ? await mysqlDatabase() : null;
   const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn' };
   if (mysql) env.DATABASE_URL = mysql.url;
-  if (process.env.WEB_CONCURRENCY) env.WEB_CONCURRENCY = process.env.WEB_CONCURRENCY;
+  if (workers > 1) env.WEB_CONCURRENCY = String(workers);
   const { url, child } = await startProcess([join(__dirname, '..', 'src', 'main.js')], env, /"event":"listening","url":"(http:\/\/[^"]+?)\/"/);
   try {
     const basicHeader = { Authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') };
     const me = `${url}/api/v2/me/`;
-    const ping = measure(`${kind}: GET /api/v2/ping/`, `${url}/api/v2/ping/`);
+    const label = workers > 1 ? `${kind} x${workers}` : kind;
+    const ping = measure(`${label}: GET /api/v2/ping/`, `${url}/api/v2/ping/`);
     const rows = [
       ping,
-      measure(`${kind}: session GET /api/v2/me/`, me, { Cookie: await sessionCookie(url) }),
-      measure(`${kind}: basic (repeat) GET /api/v2/me/`, me, basicHeader),
-      measure(`${kind}: bearer GET /api/v2/me/`, me, { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }),
+      measure(`${label}: session GET /api/v2/me/`, me, { Cookie: await sessionCookie(url) }),
+      measure(`${label}: basic (repeat) GET /api/v2/me/`, me, basicHeader),
+      measure(`${label}: bearer GET /api/v2/me/`, me, { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }),
     ];
     for (const row of rows) row.ratio = row.rps / ping.rps;
     return rows;
@@ -86,7 +87,9 @@ async function main(): Promise<void> {
   }
   const rows: Row[] = [bareRow];
   for (const kind of DATABASES) rows.push(...(await benchDatabase(kind)));
-  console.log(`wrk -t${THREADS} -c${CONNECTIONS}, ${WARMUP}s warm-up + ${SECONDS}s per row, one run, WEB_CONCURRENCY=${process.env.WEB_CONCURRENCY ?? 1}`);
+  // The gain per core: the same MariaDB rows with two server processes (WEB_CONCURRENCY=2, node:cluster).
+  if (DATABASES.includes('mysql')) rows.push(...(await benchDatabase('mysql', 2)));
+  console.log(`wrk -t${THREADS} -c${CONNECTIONS}, ${WARMUP}s warm-up + ${SECONDS}s per row, one run; "x2" rows: WEB_CONCURRENCY=2`);
   console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9));
   for (const r of rows) {
     console.log(
