@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
+import { OffThreadReads } from '../src/database/off-thread-reads';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 
 /** SPEC §19: AWX's list query language on every list route, translated into each list's SQL. */
@@ -167,11 +168,18 @@ describe("lists that AWX's clients can query (SPEC §19)", () => {
       statements.push(String(args[0]));
       return original.apply(this, args);
     };
+    // On SQLite the count and the page's ids are read off the event loop (src/database/off-thread-reads.ts).
+    const offThread = OffThreadReads.prototype.rows;
+    OffThreadReads.prototype.rows = function (this: OffThreadReads, sql: string, params: unknown[]) {
+      statements.push(sql);
+      return offThread.call(this, sql, params);
+    };
     try {
       const res = await t.http().get('/api/v2/hosts/?name__icontains=web&page_size=2').set('Authorization', admin()).expect(200);
       assert.equal(res.body.results.length, 2);
     } finally {
       proto.query = original;
+      OffThreadReads.prototype.rows = offThread;
     }
     const select = statements.find((s) => /FROM\s+["`]main_host["`]/i.test(s) && /LIMIT/i.test(s));
     assert.ok(select, `a paged SELECT ran: ${statements.join('\n')}`);

@@ -1,4 +1,5 @@
 import { Brackets, SelectQueryBuilder, WhereExpressionBuilder } from 'typeorm';
+import { offThreadReads } from '../database/off-thread-reads';
 import { BadRequest, PermissionDenied } from './errors';
 import { Page, pageOf, pageRequest } from './pagination';
 
@@ -50,7 +51,7 @@ export async function queryPage<T extends object, R>(
   const request = pageRequest(query);
   applyListQuery(qb, qb.alias, spec, query);
   const count = await countRows(qb);
-  const rows = request.offset > 0 ? await deepPage(qb, request.offset, request.pageSize) : await qb.limit(request.pageSize).getMany();
+  const rows = await pageRows(qb, request.offset, request.pageSize);
   return pageOf(path, request, count, await present(rows), query);
 }
 
@@ -68,17 +69,19 @@ async function countRows<T extends object>(qb: SelectQueryBuilder<T>): Promise<n
   const needed = new Set(joins.filter((j) => named(j.alias.name)).map((j) => j.alias.name));
   for (const join of [...joins].reverse()) if (needed.has(join.alias.name) && join.parentAlias) needed.add(join.parentAlias);
   counting.expressionMap.joinAttributes = joins.filter((j) => needed.has(j.alias.name));
-  const row = await counting.orderBy().offset(undefined).limit(undefined).select('COUNT(1)', 'cnt').getRawOne<{ cnt: string | number }>();
+  counting.orderBy().offset(undefined).limit(undefined).select('COUNT(1)', 'cnt');
+  const [row] = await rawRows<{ cnt: string | number }>(counting);
   return Number(row?.cnt ?? 0);
 }
 
 /**
- * A page deep in a list: the ids of the page first (ordered and offset over the index alone), then those
- * rows. Offsetting the full rows would read every skipped row on MySQL.
+ * One page: its ids first (ordered and offset over an index alone), then those rows. Offsetting full
+ * rows would read every skipped row on MySQL, and for full rows its planner may sort the whole list
+ * instead of walking the list's index (measured: 1.1 s against 0.17 s for a first page of 500,000).
  */
-async function deepPage<T extends object>(qb: SelectQueryBuilder<T>, offset: number, size: number): Promise<T[]> {
+async function pageRows<T extends object>(qb: SelectQueryBuilder<T>, offset: number, size: number): Promise<T[]> {
   const alias = qb.alias;
-  const idRows = await qb.clone().select(`${alias}.id`, 'id').offset(offset).limit(size).getRawMany<{ id: number | string }>();
+  const idRows = await rawRows<{ id: number | string }>(qb.clone().select(`${alias}.id`, 'id').offset(offset).limit(size));
   const ids = idRows.map((r) => Number(r.id));
   if (!ids.length) return [];
   const rows = await qb.clone().orderBy().andWhere(`${alias}.id IN (:...pageIds)`, { pageIds: ids }).getMany();
@@ -311,4 +314,13 @@ function likeEscape(value: string): string {
 /** GLOB (SQLite's case-sensitive LIKE): `*`, `?` and `[` in the value match themselves. */
 function globEscape(value: string): string {
   return value.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
+/** The raw rows of a SELECT; on SQLite read off the event loop, since these are the long reads of a list. */
+async function rawRows<R>(qb: SelectQueryBuilder<object>): Promise<R[]> {
+  const reads = offThreadReads(qb.connection);
+  if (!reads) return qb.getRawMany<R>();
+  const [sql, params] = qb.getQueryAndParameters();
+  const normalized = params.map((p: unknown) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+  return (await reads.rows(sql, normalized)) as R[];
 }

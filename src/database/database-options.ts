@@ -1,3 +1,4 @@
+import { registerSqliteFunctions } from './sqlite-functions';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 
@@ -29,10 +30,7 @@ export function databaseOptions(url: string): DataSourceOptions {
       // Wait for a lock held by another connection instead of failing at once.
       timeout: 10000,
       // The `regex`/`iregex` lookups of AWX's list query language (SQLite has REGEXP syntax but no function).
-      prepareDatabase: (db: { function(name: string, options: object, fn: (...args: unknown[]) => unknown): void }) => {
-        db.function('regexp', { deterministic: true }, (pattern, value) => regexTest(pattern, value, ''));
-        db.function('iregexp', { deterministic: true }, (pattern, value) => regexTest(pattern, value, 'i'));
-      },
+      prepareDatabase: registerSqliteFunctions,
     };
   }
   const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
@@ -48,19 +46,4 @@ export function databaseOptions(url: string): DataSourceOptions {
     timezone: 'Z',
     extra: { connectionLimit: 10 },
   };
-}
-
-const compiled = new Map<string, RegExp>();
-
-/** 1 when `value` matches `pattern`; the patterns of a query are compiled once (a few kept). */
-function regexTest(pattern: unknown, value: unknown, flags: string): number {
-  if (value === null || value === undefined) return 0;
-  const key = `${flags}/${String(pattern)}`;
-  let re = compiled.get(key);
-  if (!re) {
-    re = new RegExp(String(pattern), flags);
-    if (compiled.size > 64) compiled.clear();
-    compiled.set(key, re);
-  }
-  return re.test(String(value)) ? 1 : 0;
 }

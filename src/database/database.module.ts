@@ -1,10 +1,12 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migration-runner';
 import { DatabaseHealth } from './database-health';
+import { closeOffThreadReads } from './off-thread-reads';
 import { PreparedStatements } from './prepared-statements';
 import { Transactions } from './transactions';
 
@@ -25,4 +27,10 @@ import { Transactions } from './transactions';
   providers: [Transactions, PreparedStatements, DatabaseHealth],
   exports: [Transactions, PreparedStatements, DatabaseHealth],
 })
-export class DatabaseModule {}
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await closeOffThreadReads(this.dataSource);
+  }
+}

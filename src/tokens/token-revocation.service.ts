@@ -23,7 +23,8 @@ export interface RevokedCounts {
   refreshTokens: number;
 }
 
-const BATCH = CLEANUP_BATCH;
+/** `cleartokens` and `revoke_oauth2_tokens` delete in batches of this many (commands, not requests). */
+const BATCH = 1000;
 
 /**
  * Every way a token stops working. Access tokens are deleted (AWX); refresh tokens are stamped

@@ -48,13 +48,14 @@ export class RevocationCutoffs1764600000000 implements MigrationInterface {
     await q.createIndex('user_session', new TableIndex({ name: 'IDX_user_session_due_absolute', columnNames: ['ended_at', 'absolute_expires'] }));
     await q.createIndex('oauth2_access_token', new TableIndex({ name: 'IDX_oauth2_access_token_user_created', columnNames: ['user_id', 'created'] }));
     await q.createIndex('oauth2_access_token', new TableIndex({ name: 'IDX_oauth2_access_token_created', columnNames: ['created'] }));
+    // A user's personal or authorized tokens, in id order (the user_id index serves all of a user's tokens).
+    await q.createIndex('oauth2_access_token', new TableIndex({ name: 'IDX_oauth2_access_token_user_application', columnNames: ['user_id', 'application_id', 'id'] }));
     await q.createIndex('oauth2_refresh_token', new TableIndex({ name: 'IDX_oauth2_refresh_token_user_revoked', columnNames: ['user_id', 'revoked_at', 'created'] }));
     await q.createIndex('oauth2_refresh_token', new TableIndex({ name: 'IDX_oauth2_refresh_token_revoked', columnNames: ['revoked_at', 'created'] }));
     for (const [table, index] of [
       ['user_session', 'IDX_user_session_user_ended'],
       ['user_session', 'IDX_user_session_expires'],
       ['user_session', 'IDX_user_session_ended_at'],
-      ['oauth2_access_token', 'IDX_oauth2_access_token_user_id'],
       ['oauth2_refresh_token', 'IDX_oauth2_refresh_token_user_id'],
     ]) await q.dropIndex(table, index);
   }
@@ -63,9 +64,9 @@ export class RevocationCutoffs1764600000000 implements MigrationInterface {
     await q.dropIndex('oauth2_refresh_token', 'IDX_oauth2_refresh_token_revoked');
     await q.dropIndex('oauth2_refresh_token', 'IDX_oauth2_refresh_token_user_revoked');
     await q.createIndex('oauth2_refresh_token', new TableIndex({ name: 'IDX_oauth2_refresh_token_user_id', columnNames: ['user_id'] }));
+    await q.dropIndex('oauth2_access_token', 'IDX_oauth2_access_token_user_application');
     await q.dropIndex('oauth2_access_token', 'IDX_oauth2_access_token_created');
     await q.dropIndex('oauth2_access_token', 'IDX_oauth2_access_token_user_created');
-    await q.createIndex('oauth2_access_token', new TableIndex({ name: 'IDX_oauth2_access_token_user_id', columnNames: ['user_id'] }));
     await q.dropIndex('user_session', 'IDX_user_session_due_absolute');
     await q.dropIndex('user_session', 'IDX_user_session_due_idle');
     await q.dropIndex('user_session', 'IDX_user_session_user_live');
