@@ -1,4 +1,4 @@
-import cluster, { Worker } from 'node:cluster';
+import cluster from 'node:cluster';
 import type { JsonLogger } from './common/json-logger';
 
 /** How long the primary waits for every worker to drain and exit after SIGTERM before SIGKILL. */
@@ -17,12 +17,10 @@ const RESTART_DELAY_MS = 1000;
 export function runWebWorkers(count: number, logger: JsonLogger): void {
   let stopping = false;
   let started = false;
-  const fork = (): Worker => cluster.fork();
-
-  const first = fork();
+  const first = cluster.fork();
   first.once('listening', () => {
     started = true;
-    for (let i = 1; i < count; i++) fork();
+    for (let i = 1; i < count; i++) cluster.fork();
     logger.log({ event: 'web_workers_started', workers: count, primary_pid: process.pid }, 'cluster');
   });
 
@@ -38,7 +36,7 @@ export function runWebWorkers(count: number, logger: JsonLogger): void {
     }
     logger.warn({ event: 'web_worker_exited', pid: worker.process.pid, code, signal, restarting_in_ms: RESTART_DELAY_MS }, 'cluster');
     setTimeout(() => {
-      if (!stopping) fork();
+      if (!stopping) cluster.fork();
     }, RESTART_DELAY_MS);
   });
 

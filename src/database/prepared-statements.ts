@@ -117,7 +117,7 @@ export class PreparedStatements {
           if (!column.transformer) {
             if (type === 'integer' || type === 'varchar' || type === 'text') convert = (v) => (v === undefined ? null : v);
             else if (type === 'boolean') convert = (v) => (v === null || v === undefined ? v : !!v);
-            else if (type === 'datetime' && sqlite) convert = (v) => (typeof v === 'string' ? new Date(`${v.replace(' ', 'T')}Z`) : v ?? null);
+            else if (type === 'datetime' && sqlite) convert = (v) => dateFromDatabase(v);
           }
           return [column.propertyName, `${alias}_${column.databaseName}`, convert] as [string, string, (v: unknown) => unknown];
         }),
@@ -138,4 +138,10 @@ export class PreparedStatements {
   private metadata(target: EntityTarget<ObjectLiteral>): EntityMetadata {
     return this.dataSource.getMetadata(target);
   }
+}
+
+/** A datetime as a driver returns it: a Date (mysql2), SQLite's UTC `YYYY-MM-DD HH:MM:SS.mmm` text, or null. */
+export function dateFromDatabase(value: unknown): Date | null {
+  if (value instanceof Date) return value;
+  return typeof value === 'string' ? new Date(`${value.replace(' ', 'T')}Z`) : null;
 }

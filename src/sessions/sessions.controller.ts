@@ -2,8 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common'
 import { NotFound, PermissionDenied } from '../common/errors';
 import { IdPipe } from '../common/id.pipe';
 import { ListSpec, queryPage } from '../common/list-query';
-import { CurrentPrincipal, Principal } from '../common/principal';
-import type { User } from '../users/user.entity';
+import { Account, CurrentPrincipal, Principal } from '../common/principal';
 import { UsersService } from '../users/users.service';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
@@ -47,15 +46,14 @@ export class SessionsController {
 
   @Get('me/sessions')
   async mine(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.page(principal, await this.users.getOr404(principal.user.id), query, '/api/v2/me/sessions/');
+    return this.page(principal, principal.user, query, '/api/v2/me/sessions/');
   }
 
   @Delete('me/sessions/:id')
   @HttpCode(204)
   async endMine(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
     // That one row, by id and owner: never the whole list.
-    const owner = await this.users.getOr404(principal.user.id);
-    if (!(await this.sessions.liveQuery(owner).andWhere('s.id = :id', { id }).getCount())) throw new NotFound();
+    if (!(await this.sessions.liveQuery(principal.user).andWhere('s.id = :id', { id }).getCount())) throw new NotFound();
     await this.sessions.end({ ids: [id], userId: principal.user.id }, 'ended_by_user');
   }
 
@@ -73,8 +71,8 @@ export class SessionsController {
     await this.sessions.endAllOf(id, 'revoked_by_admin');
   }
 
-  /** The owner is read afresh: its sessions cut-off decides which rows are still live. */
-  private async page(principal: Principal, owner: User, query: Record<string, unknown>, path: string) {
+  /** The owner's sessions cut-off decides which rows are still live: the row this request read, or read afresh. */
+  private async page(principal: Principal, owner: Account, query: Record<string, unknown>, path: string) {
     return queryPage(this.sessions.liveQuery(owner), SESSION_LIST, query, path, (rows) => rows.map((s) => serializeSession(s, principal)));
   }
 }

@@ -91,7 +91,7 @@ export class SessionsService {
       };
       const result = await manager.getRepository(Session).insert(values);
       const created = { ...values, id: result.identifiers[0].id as number } as Session;
-      if (perUser > 0) ended.push(...(await this.endOverLimit(manager, 'userId', user.id, perUser, now)));
+      if (perUser > 0) ended.push(...(await this.endOverLimit(manager, 'userId', user.id, perUser, now, user)));
       if (perIp > 0) ended.push(...(await this.endOverLimit(manager, 'ipAddress', ipAddress, perIp, now)));
       return created;
     });
@@ -114,12 +114,17 @@ export class SessionsService {
    * past the limit are read, at most one clean-up batch of them: a user with many revoked-but-not-yet-
    * cleaned rows costs one index range, never the whole list.
    */
-  private async endOverLimit(manager: EntityManager, column: 'userId' | 'ipAddress', value: number | string, limit: number, now: Date): Promise<Session[]> {
+  private async endOverLimit(
+    manager: EntityManager,
+    column: 'userId' | 'ipAddress',
+    value: number | string,
+    limit: number,
+    now: Date,
+    owner?: Pick<User, 'sessionsEndedBefore' | 'sessionsKeptId'>,
+  ): Promise<Session[]> {
     const qb = this.liveSessions(manager, now).select(['s.id', 's.userId', 's.ipAddress']).andWhere(`s.${column} = :value`, { value });
-    if (column === 'userId') {
-      const user = await manager.getRepository(User).findOne({ select: { id: true, sessionsEndedBefore: true, sessionsKeptId: true }, where: { id: value as number } });
-      if (user) this.notCutOff(qb, user);
-    }
+    // Sessions the owner's cut-off already ended are not counted against the limit (the user was just read by the login).
+    if (owner) this.notCutOff(qb, owner);
     const surplus = await qb.orderBy('s.created', 'DESC').addOrderBy('s.id', 'DESC').offset(limit).limit(CLEANUP_BATCH).getMany();
     if (surplus.length) {
       await manager.getRepository(Session).update({ id: In(surplus.map((s) => s.id)), endedAt: IsNull() }, { endedAt: now, endedReason: 'session_limit' });

@@ -5,8 +5,9 @@ import { Clock } from '../common/clock';
 import { SettingsService } from '../settings/settings.service';
 import type { User } from '../users/user.entity';
 import { RefreshToken } from './refresh-token.entity';
-import { RevocationCutoff, revokedByCutoff } from './revocation-cutoff.entity';
+import { revokedByCutoff } from './revocation-cutoff.entity';
 import { TokenRevocationService } from './token-revocation.service';
+import { TokensService } from './tokens.service';
 import { secretHash } from './token-secrets';
 
 /**
@@ -22,6 +23,7 @@ export class RefreshTokensService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly revocation: TokenRevocationService,
+    private readonly tokens: TokensService,
   ) {}
 
   findBySecret(secret: string): Promise<RefreshToken | null> {
@@ -30,8 +32,7 @@ export class RefreshTokensService {
 
   /** Revoked by the user's or the system's cut-off (not yet stamped by the clean-up). */
   async cutOff(token: RefreshToken, user: Pick<User, 'tokensRevokedBefore'>): Promise<boolean> {
-    const system = await this.dataSource.getRepository(RevocationCutoff).findOneBy({ id: 1 });
-    return revokedByCutoff(token.created, user.tokensRevokedBefore, system?.tokensRevokedBefore);
+    return revokedByCutoff(token.created, user.tokensRevokedBefore, await this.tokens.systemCutoff());
   }
 
   /** Absolute expiry from the family's first issue, however often it was rotated (AWX #6630). */

@@ -122,12 +122,12 @@ export class TokensService {
   async findForBearer(secret: string): Promise<BearerLookup | null> {
     const p = this.prepared;
     this.bearerSql ??=
-      `SELECT ${p.columns(AccessToken, 't')}, ${p.columns(User, 'u')}, c.tokens_revoked_before AS c_cutoff FROM ${p.table(AccessToken)} t ` +
-      `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN revocation_cutoff c ON c.id = 1 WHERE t.token_hash = ?`;
+      `SELECT ${p.columns(AccessToken, 't')}, ${p.columns(User, 'u')}, ${p.columns(RevocationCutoff, 'c')} FROM ${p.table(AccessToken)} t ` +
+      `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN ${p.table(RevocationCutoff)} c ON c.id = 1 WHERE t.token_hash = ?`;
     const [row] = await p.rows(this.bearerSql, [secretHash(secret)]);
     if (!row) return null;
     const token = Object.assign(p.hydrate(AccessToken, row, 't'), { user: p.hydrate(User, row, 'u') });
-    return { token, systemCutoff: p.hydrate(RevocationCutoff, { c_tokens_revoked_before: row.c_cutoff }, 'c').tokensRevokedBefore ?? null };
+    return { token, systemCutoff: p.hydrate(RevocationCutoff, row, 'c').tokensRevokedBefore ?? null };
   }
 
   /** The system-wide cut-off ("revoke every token"), read afresh. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { dateFromDatabase } from '../database/prepared-statements';
 import { RevocationJob } from './revocation-job.entity';
 
 /**
@@ -14,10 +15,9 @@ export const CLEANUP_BATCH = 300;
  * written by a node whose clock runs ahead). `newest` is what the database returned for MAX(created):
  * a Date (MySQL), UTC text (SQLite), or null.
  */
-export function latest(now: Date, newest: Date | string | null | undefined): Date {
-  if (!newest) return now;
-  const t = newest instanceof Date ? newest : new Date(`${newest.replace(' ', 'T')}Z`);
-  return Number.isNaN(t.getTime()) || t.getTime() <= now.getTime() ? now : t;
+export function latest(now: Date, newest: unknown): Date {
+  const t = dateFromDatabase(newest);
+  return !t || Number.isNaN(t.getTime()) || t.getTime() <= now.getTime() ? now : t;
 }
 
 /** A batch of clean-up work: ends or deletes at most CLEANUP_BATCH rows of a job; returns how many. */
