@@ -8,7 +8,7 @@ import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProce
  * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
  * bottleneck), a bare `node:http` JSON route as the platform's limit, then the public ping and the
  * three authenticated paths (session, repeat basic, bearer) on SQLite and on MariaDB/MySQL, each as a
- * ratio of the same database's ping. Every response must be a 2xx: wrk's non-2xx count fails the run,
+ * ratio of the same database's ping, and an empty Nest app on Fastify as the framework's floor. Every response must be a 2xx: wrk's non-2xx count fails the run,
  * so a broken path cannot look fast.
  *
  * BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_THREADS (1),
@@ -77,15 +77,20 @@ async function benchDatabase(kind: string, workers = 1): Promise<Row[]> {
   }
 }
 
-async function main(): Promise<void> {
-  const bare = await startProcess([join(__dirname, 'bare-server.js')], {}, /listening (http:\/\/\S+)/);
-  let bareRow: Row;
+/** One row for a reference server of bench/ (it prints "listening <url>"), started and stopped around it. */
+async function measureServer(label: string, script: string): Promise<Row> {
+  const server = await startProcess([join(__dirname, script)], {}, /listening (http:\/\/\S+)/);
   try {
-    bareRow = measure('bare node:http JSON route', `${bare.url}/`);
+    return measure(label, `${server.url}/`);
   } finally {
-    await stop(bare.child);
+    await stop(server.child);
   }
-  const rows: Row[] = [bareRow];
+}
+
+async function main(): Promise<void> {
+  const bareRow = await measureServer('bare node:http JSON route', 'bare-server.js');
+  const nestRow = await measureServer('empty Nest app on Fastify (floor)', 'empty-nest-server.js');
+  const rows: Row[] = [bareRow, nestRow];
   for (const kind of DATABASES) rows.push(...(await benchDatabase(kind)));
   // The gain per core: the same MariaDB rows with two server processes (WEB_CONCURRENCY=2, node:cluster).
   if (DATABASES.includes('mysql')) rows.push(...(await benchDatabase('mysql', 2)));

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Authenticator } from '../common/authenticator';
+import { isPromiseLike } from '../common/awaitable';
 import { AuthError, InsufficientScope } from '../common/errors';
 import { ANONYMOUS_IF_SETTING, IS_PUBLIC } from '../common/public.decorator';
 import { CredentialRequest, Principal, SAFE_METHODS } from '../common/principal';
@@ -20,12 +21,19 @@ export class ApiAuthGuard implements CanActivate {
     private readonly settings: SettingsService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous when the authentication is (a public route, no credential): Nest takes a boolean without a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<CredentialRequest & { user?: Principal }>();
-    const principal = await this.authenticator.authenticate(req, http.getResponse());
+    const found = this.authenticator.authenticate(req, http.getResponse());
+    if (isPromiseLike(found)) return Promise.resolve(found).then((principal) => this.admit(req, principal, targets));
+    return this.admit(req, found, targets);
+  }
+
+  /** The rules that read the principal: anonymous routes, CSRF for session callers on unsafe methods, token scope. */
+  private admit(req: CredentialRequest & { user?: Principal }, principal: Principal | undefined, targets: Parameters<Reflector['getAllAndOverride']>[1]): boolean {
     if (!principal) {
       const setting = this.reflector.getAllAndOverride<string>(ANONYMOUS_IF_SETTING, targets);
       if (setting && this.settings.get<boolean>(setting)) return true;
@@ -33,7 +41,7 @@ export class ApiAuthGuard implements CanActivate {
     }
     req.user = principal;
     const unsafe = !SAFE_METHODS.has(req.method);
-    if (unsafe && principal.method === 'session') this.csrf.enforce(http.getRequest());
+    if (unsafe && principal.method === 'session') this.csrf.enforce(req as never);
     if (unsafe && principal.scope === 'read') throw new InsufficientScope();
     return true;
   }

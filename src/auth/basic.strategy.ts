@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { clientIp } from '../common/client-ip';
 import { Strategy } from 'passport-strategy';
-import { Authenticator, CredentialStrategy } from '../common/authenticator';
+import { Authenticator, CredentialStrategy, report } from '../common/authenticator';
+import { andThen, Awaitable } from '../common/awaitable';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SettingsService } from '../settings/settings.service';
@@ -34,15 +35,11 @@ export class BasicStrategy extends Strategy implements CredentialStrategy {
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon <= 0) return this.pass();
-    this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), clientIp(req)).then(
-      (principal) => this.success(principal),
-      (err) => this.error(err),
-    );
+    report(this, () => this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), clientIp(req)));
   }
 
-  private async verify(username: string, password: string, clientIp: string): Promise<Principal> {
+  private verify(username: string, password: string, clientIp: string): Awaitable<Principal> {
     if (!this.settings.get('AUTH_BASIC_ENABLED')) throw new AuthError('basic_disabled');
-    const user = await this.credentials.check({ username, password, clientIp, path: 'basic' }, this.cache);
-    return { user, method: 'basic', scope: 'write' };
+    return andThen(this.credentials.check({ username, password, clientIp, path: 'basic' }, this.cache), (user): Principal => ({ user, method: 'basic', scope: 'write' }));
   }
 }

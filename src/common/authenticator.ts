@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Strategy } from 'passport-strategy';
+import { Awaitable, isPromiseLike } from './awaitable';
 import type { Principal } from './principal';
 
 /** What one Passport strategy made of a request. */
@@ -12,30 +13,52 @@ export type StrategyOutcome =
   | { kind: 'error'; error: unknown };
 
 /**
- * Runs one Passport strategy on a request and turns its callbacks into one awaited outcome: what
+ * Runs one Passport strategy on a request and turns its callbacks into one outcome: what
  * `passport.authenticate` does for a strategy (the augmented success/fail/redirect/pass/error), without
  * its middleware, its sessions or its response writing. The single sign-on strategies and the API
- * strategies both run through here.
+ * strategies both run through here. A strategy that decides synchronously (most often: no credential of
+ * its kind, `pass`) gives its outcome synchronously; one that decides later gives a promise.
  */
-export function runStrategy(strategy: Strategy, req: unknown, options: object = {}): Promise<StrategyOutcome> {
-  return new Promise((resolve) => {
-    const attempt = Object.create(strategy) as Strategy;
-    attempt.success = (user: unknown, info?: unknown) => resolve({ kind: 'success', user, info });
-    attempt.pass = () => resolve({ kind: 'pass' });
-    attempt.fail = ((challenge?: unknown, status?: number) => resolve({ kind: 'fail', challenge, status })) as Strategy['fail'];
-    attempt.redirect = (url: string, status?: number) => resolve({ kind: 'redirect', url, status });
-    attempt.error = (error: unknown) => resolve({ kind: 'error', error });
-    try {
-      attempt.authenticate(req as never, options);
-    } catch (error) {
-      resolve({ kind: 'error', error });
-    }
-  });
+export function runStrategy(strategy: Strategy, req: unknown, options: object = {}): Awaitable<StrategyOutcome> {
+  let outcome: StrategyOutcome | undefined;
+  let later: ((o: StrategyOutcome) => void) | undefined;
+  const settle = (o: StrategyOutcome) => {
+    if (outcome) return;
+    outcome = o;
+    later?.(o);
+  };
+  const attempt = Object.create(strategy) as Strategy;
+  attempt.success = (user: unknown, info?: unknown) => settle({ kind: 'success', user, info });
+  attempt.pass = () => settle({ kind: 'pass' });
+  attempt.fail = ((challenge?: unknown, status?: number) => settle({ kind: 'fail', challenge, status })) as Strategy['fail'];
+  attempt.redirect = (url: string, status?: number) => settle({ kind: 'redirect', url, status });
+  attempt.error = (error: unknown) => settle({ kind: 'error', error });
+  try {
+    attempt.authenticate(req as never, options);
+  } catch (error) {
+    settle({ kind: 'error', error });
+  }
+  return outcome ?? new Promise<StrategyOutcome>((resolve) => (later = resolve));
 }
 
 /** A strategy of the API front door: reads its credential from the request, or passes. */
 export interface CredentialStrategy extends Strategy {
   readonly name: string;
+}
+
+/**
+ * Hands a credential strategy's verdict to Passport: at once when it is there, when it settles otherwise. A principal is success, undefined passes to the next strategy, a throw or rejection is the
+ * refusal.
+ */
+export function report(strategy: Strategy, verdict: () => Awaitable<Principal | undefined>): void {
+  const decide = (principal: Principal | undefined) => (principal ? strategy.success(principal) : strategy.pass());
+  try {
+    const result = verdict();
+    if (!isPromiseLike(result)) return decide(result);
+    Promise.resolve(result).then(decide, (err) => strategy.error(err));
+  } catch (err) {
+    strategy.error(err);
+  }
 }
 
 /** What the API strategies receive as Passport options: the response, for a session's sliding cookie. */
@@ -59,15 +82,35 @@ export class Authenticator {
     this.entries = [...this.entries, { strategy, priority }].sort((a, b) => a.priority - b.priority);
   }
 
-  /** The principal the request proves, undefined when it presents no credential; throws the refusal of a bad one. */
-  async authenticate(req: unknown, response: unknown, options: { except?: string[] } = {}): Promise<Principal | undefined> {
-    const strategyOptions: CredentialOptions = { response };
-    for (const { strategy } of this.entries) {
-      if (options.except?.includes(strategy.name)) continue;
-      const outcome = await runStrategy(strategy, req, strategyOptions);
-      if (outcome.kind === 'success') return outcome.user as Principal;
-      if (outcome.kind === 'error') throw outcome.error;
+  /**
+   * The principal the request proves, undefined when it presents no credential; throws (or rejects
+   * with) the refusal of a bad one. Synchronous for as long as the strategies answer synchronously.
+   */
+  authenticate(req: unknown, response: unknown, options: { except?: string[] } = {}): Awaitable<Principal | undefined> {
+    return this.from(0, req, { response }, options.except);
+  }
+
+  private from(index: number, req: unknown, strategyOptions: CredentialOptions, except?: string[]): Awaitable<Principal | undefined> {
+    for (let i = index; i < this.entries.length; i++) {
+      const { strategy } = this.entries[i];
+      if (except?.includes(strategy.name)) continue;
+      const outcome = runStrategy(strategy, req, strategyOptions);
+      if (isPromiseLike(outcome)) {
+        return Promise.resolve(outcome).then((later) => {
+          const decided = this.decide(later);
+          return decided ? decided.principal : this.from(i + 1, req, strategyOptions, except);
+        });
+      }
+      const decided = this.decide(outcome);
+      if (decided) return decided.principal;
     }
+    return undefined;
+  }
+
+  /** The first strategy that finds its credential decides: success gives the principal, an error is the answer. */
+  private decide(outcome: StrategyOutcome): { principal: Principal } | undefined {
+    if (outcome.kind === 'success') return { principal: outcome.user as Principal };
+    if (outcome.kind === 'error') throw outcome.error;
     return undefined;
   }
 }

@@ -45,12 +45,12 @@ export interface Principal {
 /** What the credential strategies read of a request: the same on every HTTP adapter. */
 export interface CredentialRequest {
   method: string;
+  /** The request target as received (path and query). */
+  url?: string;
   headers: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;
   ip?: string;
   socket?: { remoteAddress?: string };
-  /** The Node request under the adapter's, where route middleware leaves its marks. */
-  raw?: object;
 }
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

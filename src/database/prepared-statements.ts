@@ -1,19 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { ArrayRow, LookupBatches } from './lookup-batches';
 
 type Row = Record<string, unknown>;
 
 interface SqliteStatement {
   all(...params: unknown[]): Row[];
+  get(...params: unknown[]): unknown;
   run(...params: unknown[]): { changes: number };
+  raw(on: boolean): SqliteStatement;
 }
 interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
 }
 interface MysqlPool {
-  execute(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+  execute(options: { sql: string; values: unknown[]; rowsAsArray?: boolean }, cb: (err: Error | null, rows: unknown) => void): void;
 }
+
+export type { ArrayRow };
+type Convert = (v: unknown) => unknown;
 
 /**
  * Fixed statements for the hot lookups of every request (a token, a session, a user by name): the
@@ -26,6 +32,15 @@ interface MysqlPool {
 @Injectable()
 export class PreparedStatements {
   private readonly sqliteStatements = new Map<string, SqliteStatement>();
+  private readonly sqliteArrayStatements = new Map<string, SqliteStatement>();
+  private readonly mysqlBatches = new LookupBatches((sql, params) => this.mysql(sql, params, true) as Promise<ArrayRow[]>);
+  private readonly sqliteBatches = new LookupBatches((sql, params) => {
+    try {
+      return Promise.resolve(this.sqliteArray(sql).all(...params) as unknown as ArrayRow[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  });
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -43,6 +58,31 @@ export class PreparedStatements {
     }
   }
 
+  /**
+   * The first row of a fixed SELECT as an array of its column values (no object with a key per column to
+   * build), or undefined. The lookups of concurrent requests share one statement (LookupBatches): on
+   * MySQL one round trip, on SQLite one statement and one read lock, where each call on its own paid a
+   * fixed cost several times its actual work.
+   */
+  first(sql: string, params: unknown[]): Promise<ArrayRow | undefined> {
+    return (this.isMysql ? this.mysqlBatches : this.sqliteBatches).first(sql, params);
+  }
+
+  /** How many hot lookups were asked for and in how many statements they were sent. */
+  lookupCounts(): { lookups: number; statements: number } {
+    const batches = this.isMysql ? this.mysqlBatches : this.sqliteBatches;
+    return { ...batches.counts };
+  }
+
+  private sqliteArray(sql: string): SqliteStatement {
+    let statement = this.sqliteArrayStatements.get(sql);
+    if (!statement) {
+      statement = this.sqlite(sql, false).raw(true);
+      this.sqliteArrayStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
   /** Runs a fixed UPDATE/DELETE; resolves to the number of rows it changed. */
   async run(sql: string, params: unknown[]): Promise<number> {
     if (this.isMysql) return ((await this.mysql(sql, params)) as { affectedRows: number }).affectedRows;
@@ -53,11 +93,11 @@ export class PreparedStatements {
    * One autocommit statement. A deadlock (on a Galera cluster: a conflicting write on another member,
    * refused at commit) left nothing applied, so the statement is simply run again, a few times at most.
    */
-  private async mysql(sql: string, params: unknown[]): Promise<unknown> {
+  private async mysql(sql: string, params: unknown[], rowsAsArray = false): Promise<unknown> {
     const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await new Promise((resolve, reject) => pool.execute(sql, params, (err, result) => (err ? reject(err) : resolve(result))));
+        return await new Promise((resolve, reject) => pool.execute({ sql, values: params, rowsAsArray }, (err, result) => (err ? reject(err) : resolve(result))));
       } catch (err) {
         if (attempt >= 5 || (err as { code?: string })?.code !== 'ER_LOCK_DEADLOCK') throw err;
         await new Promise((r) => setTimeout(r, 2 + Math.random() * 10 * attempt));
@@ -65,12 +105,12 @@ export class PreparedStatements {
     }
   }
 
-  private sqlite(sql: string): SqliteStatement {
-    let statement = this.sqliteStatements.get(sql);
+  private sqlite(sql: string, cached = true): SqliteStatement {
+    let statement = cached ? this.sqliteStatements.get(sql) : undefined;
     if (!statement) {
       const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
       statement = db.prepare(sql);
-      this.sqliteStatements.set(sql, statement);
+      if (cached) this.sqliteStatements.set(sql, statement);
     }
     return statement;
   }
@@ -83,6 +123,19 @@ export class PreparedStatements {
       .join(', ');
   }
 
+  /** `alias.col, …` for every column of an entity in metadata order: the shape `hydrateAt` reads. */
+  columnList(target: EntityTarget<ObjectLiteral>, alias: string): string {
+    const q = (name: string) => this.dataSource.driver.escape(name);
+    return this.metadata(target)
+      .columns.map((c) => `${q(alias)}.${q(c.databaseName)}`)
+      .join(', ');
+  }
+
+  /** How many values `columnList` selects for an entity. */
+  width(target: EntityTarget<ObjectLiteral>): number {
+    return this.metadata(target).columns.length;
+  }
+
   /** A table name quoted for the database in use. */
   table(target: EntityTarget<ObjectLiteral>): string {
     return this.dataSource.driver.escape(this.metadata(target).tableName);
@@ -93,19 +146,29 @@ export class PreparedStatements {
    * booleans directly, SQLite's UTC datetime text to a Date, anything else through the driver.
    */
   hydrate<T extends ObjectLiteral>(target: EntityTarget<T>, row: Row, alias: string): T {
-    const { create, fields } = this.hydrator(target, alias);
+    const { create, fields, keys } = this.hydrator(target);
+    let aliased = keys.get(alias);
+    if (!aliased) keys.set(alias, (aliased = fields.map(([, column]) => `${alias}_${column}`)));
     const entity = create() as Row;
-    for (const [property, key, convert] of fields) entity[property] = convert(row[key]);
+    for (let i = 0; i < fields.length; i++) entity[fields[i][0]] = fields[i][2](row[aliased[i]]);
     return entity as T;
   }
 
-  private readonly hydrators = new Map<string, { create: () => ObjectLiteral; fields: [string, string, (v: unknown) => unknown][] }>();
+  /** An entity from the array row of a `columnList` select, its columns starting at `offset`. */
+  hydrateAt<T extends ObjectLiteral>(target: EntityTarget<T>, row: ArrayRow, offset = 0): T {
+    const { create, fields } = this.hydrator(target);
+    const entity = create() as Row;
+    for (let i = 0; i < fields.length; i++) entity[fields[i][0]] = fields[i][2](row[offset + i]);
+    return entity as T;
+  }
 
-  private hydrator(target: EntityTarget<ObjectLiteral>, alias: string) {
-    const meta = this.metadata(target);
-    const cacheKey = `${meta.name}|${alias}`;
-    let found = this.hydrators.get(cacheKey);
+  private readonly hydrators = new Map<EntityTarget<ObjectLiteral>, { create: () => ObjectLiteral; fields: [string, string, Convert][]; keys: Map<string, string[]> }>();
+
+  /** How to build an entity and convert each column (property, column name, converter), in metadata order. */
+  private hydrator(target: EntityTarget<ObjectLiteral>) {
+    let found = this.hydrators.get(target);
     if (!found) {
+      const meta = this.metadata(target);
       const driver = this.dataSource.driver;
       const sqlite = !this.isMysql;
       const Target = meta.target as new () => ObjectLiteral;
@@ -113,16 +176,17 @@ export class PreparedStatements {
         create: typeof Target === 'function' ? () => new Target() : () => meta.create(),
         fields: meta.columns.map((column) => {
           const type = column.type;
-          let convert: (v: unknown) => unknown = (v) => driver.prepareHydratedValue(v, column);
+          let convert: Convert = (v) => driver.prepareHydratedValue(v, column);
           if (!column.transformer) {
             if (type === 'integer' || type === 'varchar' || type === 'text') convert = (v) => (v === undefined ? null : v);
             else if (type === 'boolean') convert = (v) => (v === null || v === undefined ? v : !!v);
             else if (type === 'datetime' && sqlite) convert = (v) => dateFromDatabase(v);
           }
-          return [column.propertyName, `${alias}_${column.databaseName}`, convert] as [string, string, (v: unknown) => unknown];
+          return [column.propertyName, column.databaseName, convert] as [string, string, Convert];
         }),
+        keys: new Map(),
       };
-      this.hydrators.set(cacheKey, found);
+      this.hydrators.set(target, found);
     }
     return found;
   }

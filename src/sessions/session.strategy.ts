@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Strategy } from 'passport-strategy';
-import { Authenticator, CredentialOptions, CredentialStrategy } from '../common/authenticator';
+import { Authenticator, CredentialOptions, CredentialStrategy, report } from '../common/authenticator';
+import { andThen, Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SESSION_END_MESSAGES, SessionEndReason } from './session-end-reason';
 import { SessionCookies } from './session-cookies';
-import { SessionsService } from './sessions.service';
+import { ResolvedSession, SessionsService } from './sessions.service';
+import type { Session } from './session.entity';
 import { isQuietRequest } from './quiet-session';
 
 /**
@@ -32,27 +34,28 @@ export class SessionStrategy extends Strategy implements CredentialStrategy {
   authenticate(req: CredentialRequest, options: CredentialOptions): void {
     const token = req.cookies?.[this.cookies.name];
     if (typeof token !== 'string' || !token) return this.pass();
-    this.verify(req, token, options.response).then(
-      (principal) => (principal ? this.success(principal) : this.pass()),
-      (err) => this.error(err),
-    );
+    report(this, () => andThen(this.sessions.resolve(token), (found) => this.verify(req, token, options.response, found)));
   }
 
-  private async verify(req: CredentialRequest, token: string, response: unknown): Promise<Principal | undefined> {
-    const found = await this.sessions.resolve(token);
+  private verify(req: CredentialRequest, token: string, response: unknown, found: ResolvedSession | null): Awaitable<Principal | undefined> {
     if (!found) return undefined;
     const { session, user } = found;
     const now = this.clock.now();
     const reason = this.sessions.validate(session, user, now);
-    if (reason) {
-      if (!session.endedAt) await this.sessions.end({ ids: [session.id] }, reason);
-      if (req.headers.authorization) return undefined;
-      throw sessionEnded(reason);
-    }
-    if (!isQuietRequest(req)) {
-      this.cookies.writeSession(response as never, token, await this.sessions.touch(session, now));
-    }
-    return { user, method: 'session', scope: 'write', credentialId: session.id };
+    if (reason) return this.refuse(req, session, reason);
+    const principal: Principal = { user, method: 'session', scope: 'write', credentialId: session.id };
+    if (isQuietRequest(req)) return principal;
+    return andThen(this.sessions.touch(session, now), (seconds) => {
+      this.cookies.writeSession(response as never, token, seconds);
+      return principal;
+    });
+  }
+
+  /** An ended session: 401 with its reason, unless an Authorization header is there to decide instead. */
+  private async refuse(req: CredentialRequest, session: Session, reason: SessionEndReason): Promise<undefined> {
+    if (!session.endedAt) await this.sessions.end({ ids: [session.id] }, reason);
+    if (req.headers.authorization) return undefined;
+    throw sessionEnded(reason);
   }
 }
 

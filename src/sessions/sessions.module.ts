@@ -1,13 +1,12 @@
-import { MiddlewareConsumer, Module, NestModule, OnModuleInit, RequestMethod } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { SettingsModule } from '../settings/settings.module';
 import { UserEvents } from '../users/user-events';
 import { UsersModule } from '../users/users.module';
 import { CsrfService } from './csrf.service';
-import { quietSession } from './quiet-session';
 import { SessionCookies } from './session-cookies';
-import { SESSION_EVENTS_PATH, SessionEventsController } from './session-events.controller';
+import { SessionEventsController } from './session-events.controller';
 import { SessionLogin } from './session-login.service';
 import { SessionSweeper } from './session-sweeper.service';
 import { SessionWatcher } from './session-watcher.service';
@@ -22,17 +21,12 @@ import { SessionsService } from './sessions.service';
   providers: [SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
   exports: [SessionsService, SessionCookies, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
 })
-export class SessionsModule implements OnModuleInit, NestModule {
+export class SessionsModule implements OnModuleInit {
   constructor(
     private readonly events: UserEvents,
     private readonly sessions: SessionsService,
     private readonly metrics: AuthMetrics,
   ) {}
-
-  /** Watching one's session must not keep it alive: the event stream never slides it. */
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(quietSession).forRoutes({ path: SESSION_EVENTS_PATH, method: RequestMethod.GET });
-  }
 
   /** Account changes end sessions (SPEC §8): other sessions on a password change, all on deactivation. */
   onModuleInit(): void {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, IsNull, SelectQueryBuilder } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
+import { andThen, Awaitable } from '../common/awaitable';
 import { sha256Hex } from '../common/secret-box';
 import { limitedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
@@ -141,15 +142,16 @@ export class SessionsService {
       .andWhere(new Brackets((b) => b.where('s.absoluteExpires IS NULL').orWhere('s.absoluteExpires > :now', { now })));
   }
 
-  /** The session a cookie names, live or ended, with its user; null when unknown. */
-  async resolve(token: string): Promise<ResolvedSession | null> {
+  /** The session a cookie names, live or ended, with its user; null when unknown (at once for a malformed cookie). */
+  resolve(token: string): Awaitable<ResolvedSession | null> {
     if (!token || token.length > 128) return null;
     const p = this.prepared;
     this.resolveSql ??=
-      `SELECT ${p.columns(Session, 's')}, ${p.columns(User, 'u')} FROM ${p.table(Session)} s ` +
+      `SELECT ${p.columnList(Session, 's')}, ${p.columnList(User, 'u')} FROM ${p.table(Session)} s ` +
       `JOIN ${p.table(User)} u ON u.id = s.user_id WHERE s.key_hash = ?`;
-    const [row] = await p.rows(this.resolveSql, [sha256Hex(token)]);
-    return row ? { session: p.hydrate(Session, row, 's'), user: p.hydrate(User, row, 'u') } : null;
+    return andThen(p.first(this.resolveSql, [sha256Hex(token)]), (row) =>
+      row ? { session: p.hydrateAt(Session, row), user: p.hydrateAt(User, row, p.width(Session)) } : null,
+    );
   }
 
   /**
@@ -172,18 +174,20 @@ export class SessionsService {
     return null;
   }
 
-  /** Slides the idle expiry; returns the seconds the session now has left. */
-  async touch(session: Session, now: Date): Promise<number> {
+  /**
+   * Slides the idle expiry; returns the seconds the session now has left. A burst of requests slides
+   * the expiry by less than a second each: one write a second is enough, and the others answer at once.
+   */
+  touch(session: Session, now: Date): Awaitable<number> {
     const age = this.settings.get('SESSION_COOKIE_AGE');
     const cap = session.absoluteExpires?.getTime() ?? Infinity;
     const expires = new Date(Math.min(now.getTime() + age * 1000, cap));
-    // A burst of requests slides the expiry by less than a second each: one write a second is enough.
-    if (expires.getTime() - session.expires.getTime() >= 1000 || now.getTime() - session.lastSeen.getTime() >= 1000) {
-      await this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires });
-    }
+    const due = expires.getTime() - session.expires.getTime() >= 1000 || now.getTime() - session.lastSeen.getTime() >= 1000;
     session.expires = expires;
     session.lastSeen = now;
-    return Math.max(0, Math.round((expires.getTime() - now.getTime()) / 1000));
+    const left = Math.max(0, Math.round((expires.getTime() - now.getTime()) / 1000));
+    if (!due) return left;
+    return this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires }).then(() => left);
   }
 
   secondsLeft(session: Session, now: Date): number {

@@ -29,6 +29,6 @@ export class SsoPassport {
   run(name: string, req: unknown, options: Record<string, unknown> = {}): Promise<StrategyOutcome> {
     const strategy = this.strategies.get(name);
     if (!strategy) return Promise.resolve({ kind: 'error', error: new Error(`unknown single sign-on strategy ${name}`) });
-    return runStrategy(strategy, req, { session: false, ...options });
+    return Promise.resolve(runStrategy(strategy, req, { session: false, ...options }));
   }
 }

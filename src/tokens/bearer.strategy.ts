@@ -2,13 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { clientIp } from '../common/client-ip';
 import { Strategy } from 'passport-strategy';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Authenticator, CredentialStrategy } from '../common/authenticator';
+import { Authenticator, CredentialStrategy, report } from '../common/authenticator';
+import { andThen } from '../common/awaitable';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SampledLog } from '../common/sampled-log';
 import { LastUsedBuffer } from './last-used.buffer';
 import { effectiveScope } from './scopes';
-import { TokensService } from './tokens.service';
+import { BearerLookup, TokensService } from './tokens.service';
 
 /** RFC 6750 b64token. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -43,14 +44,10 @@ export class BearerStrategy extends Strategy implements CredentialStrategy {
     if (!match) return this.pass();
     const secret = (match[1] ?? '').trim();
     if (!B64TOKEN.test(secret)) return this.error(new AuthError('invalid_token'));
-    this.verify(secret, clientIp(req)).then(
-      (principal) => this.success(principal),
-      (err) => this.error(err),
-    );
+    report(this, () => andThen(this.tokens.findForBearer(secret), (found) => this.verify(found, clientIp(req))));
   }
 
-  private async verify(secret: string, clientIp: string): Promise<Principal> {
-    const found = await this.tokens.findForBearer(secret);
+  private verify(found: BearerLookup | null, clientIp: string): Principal {
     const token = found?.token;
     const refusal = this.tokens.validate(token ?? null, token?.user ?? null, undefined, found?.systemCutoff ?? null);
     if (refusal || !token?.user) {

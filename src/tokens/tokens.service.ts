@@ -2,8 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
+import { andThen, Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
-import { PreparedStatements } from '../database/prepared-statements';
+import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { SettingsService } from '../settings/settings.service';
 import { AccountPolicy } from '../users/account-policy';
 import { User } from '../users/user.entity';
@@ -119,15 +120,17 @@ export class TokensService {
    * Looked up by hash on every request with its user and the system cut-off, in one statement: no cached
    * validity, so a revocation anywhere (a deleted row or a cut-off) counts at once.
    */
-  async findForBearer(secret: string): Promise<BearerLookup | null> {
+  findForBearer(secret: string): Awaitable<BearerLookup | null> {
     const p = this.prepared;
     this.bearerSql ??=
-      `SELECT ${p.columns(AccessToken, 't')}, ${p.columns(User, 'u')}, ${p.columns(RevocationCutoff, 'c')} FROM ${p.table(AccessToken)} t ` +
+      `SELECT ${p.columnList(AccessToken, 't')}, ${p.columnList(User, 'u')}, c.tokens_revoked_before FROM ${p.table(AccessToken)} t ` +
       `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN ${p.table(RevocationCutoff)} c ON c.id = 1 WHERE t.token_hash = ?`;
-    const [row] = await p.rows(this.bearerSql, [secretHash(secret)]);
-    if (!row) return null;
-    const token = Object.assign(p.hydrate(AccessToken, row, 't'), { user: p.hydrate(User, row, 'u') });
-    return { token, systemCutoff: p.hydrate(RevocationCutoff, row, 'c').tokensRevokedBefore ?? null };
+    return andThen(p.first(this.bearerSql, [secretHash(secret)]), (row) => {
+      if (!row) return null;
+      const tokenWidth = p.width(AccessToken);
+      const token = Object.assign(p.hydrateAt(AccessToken, row), { user: p.hydrateAt(User, row, tokenWidth) });
+      return { token, systemCutoff: dateFromDatabase(row[tokenWidth + p.width(User)]) };
+    });
   }
 
   /** The system-wide cut-off ("revoke every token"), read afresh. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
+import { andThen, Awaitable, isPromiseLike } from '../common/awaitable';
 import { AuthError, Throttled } from '../common/errors';
 import { SampledLog } from '../common/sampled-log';
 import { SettingsService } from '../settings/settings.service';
@@ -46,37 +47,58 @@ export class LocalCredentialsService {
 
   private lookupSql?: string;
 
-  async check(attempt: CredentialCheck, cache?: RepeatCache): Promise<User> {
-    const { username, password, path, clientIp } = attempt;
+  /**
+   * The user these credentials prove, or a refusal (thrown or rejected). A repeat of credentials that
+   * verified against the user's current hash (`cache`) costs the one lookup and nothing more: basic auth's
+   * repeat requests are a hot path.
+   */
+  check(attempt: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
+    const { username, password, clientIp } = attempt;
     if (this.settings.get('DISABLE_LOCAL_AUTH')) {
       this.fail(attempt, 'local_auth_disabled');
       throw new AuthError('local_auth_disabled');
     }
-    const { user: candidate, throttle } = await this.lookup(username, clientIp);
-    const key = cache?.key(username, password);
-    try {
+    return andThen(this.lookup(username, clientIp), ({ user: candidate, throttle }) => {
+      const key = cache?.key(username, password);
       // A repeat of credentials that verified against this very hash: no new guess, so nothing to count.
       if (cache && key && candidate?.isActive && cache.matches(key, candidate.password)) {
-        await this.throttle.admitKnownGood(throttle, path, username, clientIp);
-        return this.succeeded(attempt, candidate);
+        return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle, attempt.path, username, clientIp)), () =>
+          this.succeeded(attempt, candidate),
+        );
       }
-      const reservation = await this.throttle.reserve(username, clientIp, path);
-      let user: User | null = null;
-      try {
-        user = await this.users.verifyPasswordOf(candidate, password);
-      } finally {
-        // An attempt that could not be verified (a database error) counts as a failure, never as nothing.
-        await (user ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
-      }
-      if (!user) {
-        this.fail(attempt, 'invalid_credentials');
-        throw new AuthError('invalid_credentials');
-      }
-      if (cache && key) cache.remember(key, user.password);
-      return this.succeeded(attempt, user);
-    } catch (err) {
-      if (err instanceof Throttled) this.metrics.throttled.inc({ method: path });
+      return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
+    });
+  }
+
+  /** A password not seen before: counted by the throttle before it is verified (SPEC §12). */
+  private async verifyNew(attempt: CredentialCheck, candidate: User | null, cache?: RepeatCache, key?: string): Promise<User> {
+    const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp, attempt.path);
+    let user: User | null = null;
+    try {
+      user = await this.users.verifyPasswordOf(candidate, attempt.password);
+    } finally {
+      // An attempt that could not be verified (a database error) counts as a failure, never as nothing.
+      await (user ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
+    }
+    if (!user) {
+      this.fail(attempt, 'invalid_credentials');
+      throw new AuthError('invalid_credentials');
+    }
+    if (cache && key) cache.remember(key, user.password);
+    return this.succeeded(attempt, user);
+  }
+
+  /** Runs a throttled step; a refusal by the throttle is counted in the metrics, now or when it rejects. */
+  private counted<T>(attempt: CredentialCheck, step: () => Awaitable<T>): Awaitable<T> {
+    const onThrottled = (err: unknown): never => {
+      if (err instanceof Throttled) this.metrics.throttled.inc({ method: attempt.path });
       throw err;
+    };
+    try {
+      const result = step();
+      return isPromiseLike(result) ? Promise.resolve(result).catch(onThrottled) : result;
+    } catch (err) {
+      return onThrottled(err);
     }
   }
 
@@ -97,19 +119,21 @@ export class LocalCredentialsService {
   }
 
   /** The user a name belongs to and the name's throttle counter from this address, in one statement. */
-  private async lookup(username: string, clientIp: string): Promise<{ user: User | null; throttle: ThrottleRow | null }> {
+  private lookup(username: string, clientIp: string): Awaitable<{ user: User | null; throttle: ThrottleRow | null }> {
     if (!username || username.length > 150) return { user: null, throttle: null };
     const p = this.prepared;
     this.lookupSql ??=
-      `SELECT ${p.columns(User, 'u')}, f.id AS f_id, f.failures AS f_failures, f.pending AS f_pending, f.window_start AS f_window_start ` +
+      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start ` +
       `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username = ? AND f.client_ip = ? WHERE u.username = ?`;
     const pair = pairKey(username, clientIp);
-    const [row] = await p.rows(this.lookupSql, [pair.username, pair.clientIp, username]);
-    if (!row) return { user: null, throttle: null };
-    const user = p.hydrate(User, row, 'u');
-    // Usernames are matched exactly as typed, on MySQL's case-insensitive collation too.
-    if (user.username !== username) return { user: null, throttle: null };
-    return { user, throttle: row.f_id == null ? null : this.throttle.throttleRow(row, 'f_') };
+    return andThen(p.first(this.lookupSql, [pair.username, pair.clientIp, username]), (row) => {
+      if (!row) return { user: null, throttle: null };
+      const user = p.hydrateAt(User, row);
+      // Usernames are matched exactly as typed, on MySQL's case-insensitive collation too.
+      if (user.username !== username) return { user: null, throttle: null };
+      const [id, failures, pending, windowStart] = row.slice(p.width(User));
+      return { user, throttle: id == null ? null : this.throttle.throttleRow({ id, failures, pending, window_start: windowStart }) };
+    });
   }
 
   private succeeded(attempt: CredentialCheck, user: User): User {

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { Throttled } from '../common/errors';
 import { isUniqueViolation } from '../database/errors';
@@ -90,9 +91,13 @@ export class LoginThrottle {
   }
 
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
-  async admitKnownGood(row: ThrottleRow | null, method: string, username: string, clientIp: string): Promise<void> {
+  admitKnownGood(row: ThrottleRow | null, method: string, username: string, clientIp: string): Awaitable<void> {
     if (!row || row.failures <= 0 || this.windowOver(row)) return;
     if (row.failures >= this.allowed()) throw this.refusal(row, method, username, clientIp);
+    return this.forgive(row);
+  }
+
+  private async forgive(row: ThrottleRow): Promise<void> {
     await this.prepared.run(
       `UPDATE ${this.prepared.table(LoginFailure)} SET failures = CASE WHEN failures > ? THEN failures - ? ELSE 0 END WHERE id = ? AND window_start = ?`,
       [row.failures, row.failures, row.id, this.prepared.date(row.windowStart)],
