@@ -102,6 +102,21 @@ describe('concurrent credentials (lookups in shared statements)', () => {
     }
   });
 
+  it('matches user names exactly in a burst, on a case-insensitive collation too', async () => {
+    // "BURST0" finds burst0's row on MySQL's collation; only the exact name may authenticate.
+    const asked: Asked[] = people.slice(0, 4).flatMap((p) => [
+      { p, kind: 'basic' as Kind },
+      { p: { ...p, username: p.username.toUpperCase() }, kind: 'basic' as Kind },
+    ]);
+    for (const answers of await burst(asked)) {
+      answers.forEach((res, i) => {
+        const exact = i % 2 === 0;
+        assert.equal(res.status, exact ? 200 : 401, `${asked[i].p.username}`);
+        if (exact) assert.equal(res.body.results[0].username, asked[i].p.username);
+      });
+    }
+  });
+
   it('refuses in a burst exactly the revoked, ended or wrong credentials, and no other', async () => {
     const refused = people.filter((_, i) => i % 2 === 1);
     for (const p of refused) {

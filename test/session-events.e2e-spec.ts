@@ -55,6 +55,24 @@ describe('session events (server-sent events)', () => {
     }
   });
 
+  it('never slides the session, however the stream path is spelled', async () => {
+    const { agent, session } = await browserLogin(t, 'alice', 'Alice-pass-1');
+    const before = (await agent.get('/api/v2/me/sessions/').set('X-WS-Session-Quiet', '1')).body.results[0];
+    for (const path of [`${EVENTS}?since=0`, EVENTS.replace('events', '%65vents')]) {
+      t.clock.advance(30);
+      const stream = await openEventStream(t.url, path, cookieOf(session));
+      try {
+        assert.equal(stream.status, 200, path);
+        assert.equal(stream.headers['set-cookie'], undefined, `${path}: no re-set session cookie`);
+        await stream.next('session');
+      } finally {
+        stream.close();
+      }
+    }
+    const after = (await agent.get('/api/v2/me/sessions/').set('X-WS-Session-Quiet', '1')).body.results[0];
+    assert.equal(after.expires, before.expires);
+  });
+
   it('tells the page when another tab slides the session', async () => {
     const { agent, session } = await browserLogin(t, 'alice', 'Alice-pass-1');
     const stream = await openEventStream(t.url, EVENTS, cookieOf(session));

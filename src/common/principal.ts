@@ -45,8 +45,8 @@ export interface Principal {
 /** What the credential strategies read of a request: the same on every HTTP adapter. */
 export interface CredentialRequest {
   method: string;
-  /** The request target as received (path and query). */
-  url?: string;
+  /** The route the router matched (Fastify's request), e.g. to recognise the session event stream. */
+  routeOptions?: { url?: string };
   headers: IncomingHttpHeaders;
   cookies?: Record<string, string | undefined>;
   ip?: string;

@@ -64,9 +64,14 @@ export class LookupBatches {
     answer.then(
       (rows) => {
         const found: (ArrayRow | undefined)[] = new Array(batch.length);
-        for (const row of rows) {
-          const index = Number(row[0]);
-          found[index] ??= row.slice(1);
+        try {
+          for (const row of rows) {
+            const index = Number(row[0]);
+            found[index] ??= row.slice(1);
+          }
+        } catch (err) {
+          // An answer of an unexpected shape: every waiter hears of it, none is left hanging.
+          return batch.forEach((w) => w.reject(err));
         }
         batch.forEach((w, i) => w.resolve(found[i]));
       },
