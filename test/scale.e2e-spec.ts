@@ -44,6 +44,19 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
   });
   after(() => t?.close());
 
+  /** A COUNT(*) … AS n query's number. */
+  async function count(sql: string, params: unknown[] = []): Promise<number> {
+    const [{ n }] = await ds.query(sql, params);
+    return Number(n);
+  }
+
+  /** Runs the revocation clean-up until no job is left (at most `passes` passes). */
+  async function drainCleanup(passes: number): Promise<void> {
+    for (let i = 0; i < passes && (await count('SELECT COUNT(*) AS n FROM revocation_job')) > 0; i++) {
+      await t.app.get(Scheduler).runNow('revocation-cleanup');
+    }
+  }
+
   /** Every statement TypeORM runs meanwhile, with how many rows it returned. */
   async function recording(work: () => Promise<void>): Promise<Statement[]> {
     const runner = ds.createQueryRunner();
@@ -171,8 +184,7 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
     assert.ok(stamps.length >= EXPIRED / CLEANUP_BATCH, `${stamps.length} statements`);
     for (const b of stamps) assert.ok(b.changed <= CLEANUP_BATCH, `a batch changed ${b.changed} rows`);
     for (const b of stamps) assert.match(b.sql, new RegExp(`LIMIT ${CLEANUP_BATCH}\\b`));
-    const [{ n }] = await ds.query("SELECT COUNT(*) AS n FROM user_session WHERE ended_reason = 'idle_timeout'");
-    assert.equal(Number(n), EXPIRED);
+    assert.equal(await count("SELECT COUNT(*) AS n FROM user_session WHERE ended_reason = 'idle_timeout'"), EXPIRED);
   });
 
   it('ends one session by id and owner without reading the list', async () => {
@@ -189,22 +201,17 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
     const { agent } = await browserLogin(t, 'bulk', 'Bulk-pass-1');
     await agent.get('/api/v2/me/').expect(200);
     await t.http().delete(`/api/v2/users/${userId}/sessions/`).set('Authorization', admin()).expect(204);
-    const [{ n: waiting }] = await ds.query('SELECT COUNT(*) AS n FROM user_session WHERE user_id = ? AND ended_at IS NULL', [userId]);
-    assert.ok(Number(waiting) > 0, 'the answer did not wait for the rows');
+    const liveSql = 'SELECT COUNT(*) AS n FROM user_session WHERE user_id = ? AND ended_at IS NULL';
+    assert.ok((await count(liveSql, [userId])) > 0, 'the answer did not wait for the rows');
     const refused = await agent.get('/api/v2/me/').expect(401);
     assert.equal(refused.body.reason, 'revoked_by_admin');
     const list = await t.http().get(`/api/v2/users/${userId}/sessions/`).set('Authorization', admin()).expect(200);
     assert.equal(list.body.count, 0, 'cut-off sessions are not listed while they wait for the clean-up');
 
-    for (let i = 0; i < 20; i++) {
-      await t.app.get(Scheduler).runNow('revocation-cleanup');
-      const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM revocation_job');
-      if (Number(n) === 0) break;
-    }
-    const [{ n: left }] = await ds.query('SELECT COUNT(*) AS n FROM user_session WHERE user_id = ? AND ended_at IS NULL', [userId]);
-    assert.equal(Number(left), 0);
-    const [{ n: revoked }] = await ds.query("SELECT COUNT(*) AS n FROM user_session WHERE user_id = ? AND ended_reason = 'revoked_by_admin'", [userId]);
-    assert.ok(Number(revoked) >= LIVE - 1, `${revoked} stamped revoked_by_admin`);
+    await drainCleanup(20);
+    assert.equal(await count(liveSql, [userId]), 0);
+    const revoked = await count("SELECT COUNT(*) AS n FROM user_session WHERE user_id = ? AND ended_reason = 'revoked_by_admin'", [userId]);
+    assert.ok(revoked >= LIVE - 1, `${revoked} stamped revoked_by_admin`);
 
     const again = await browserLogin(t, 'bulk', 'Bulk-pass-1');
     await again.agent.get('/api/v2/me/').expect(200);
@@ -215,17 +222,12 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
     await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${created.body.token}`).expect(200);
     await t.http().delete(`/api/v2/users/${userId}/tokens/`).set('Authorization', admin()).expect(204);
     await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${created.body.token}`).expect(401);
-    const [{ n: waiting }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token WHERE user_id = ?', [userId]);
-    assert.ok(Number(waiting) > 0, 'the answer did not wait for the rows');
+    const tokensSql = 'SELECT COUNT(*) AS n FROM oauth2_access_token WHERE user_id = ?';
+    assert.ok((await count(tokensSql, [userId])) > 0, 'the answer did not wait for the rows');
     const list = await t.http().get(`/api/v2/users/${userId}/tokens/`).set('Authorization', admin()).expect(200);
     assert.equal(list.body.count, 0);
-    for (let i = 0; i < 40; i++) {
-      await t.app.get(Scheduler).runNow('revocation-cleanup');
-      const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM revocation_job');
-      if (Number(n) === 0) break;
-    }
-    const [{ n: left }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token WHERE user_id = ?', [userId]);
-    assert.equal(Number(left), 0);
+    await drainCleanup(40);
+    assert.equal(await count(tokensSql, [userId]), 0);
     const fresh = await t.http().post('/api/v2/tokens/').set('Authorization', bulk()).send({ scope: 'write' }).expect(201);
     await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${fresh.body.token}`).expect(200);
   });

@@ -115,14 +115,6 @@ export class PreparedStatements {
     return statement;
   }
 
-  /** `alias.col AS alias_col, …` for every column of an entity, quoted for the database in use. */
-  columns(target: EntityTarget<ObjectLiteral>, alias: string): string {
-    const q = (name: string) => this.dataSource.driver.escape(name);
-    return this.metadata(target)
-      .columns.map((c) => `${q(alias)}.${q(c.databaseName)} AS ${q(`${alias}_${c.databaseName}`)}`)
-      .join(', ');
-  }
-
   /** `alias.col, …` for every column of an entity in metadata order: the shape `hydrateAt` reads. */
   columnList(target: EntityTarget<ObjectLiteral>, alias: string): string {
     const q = (name: string) => this.dataSource.driver.escape(name);
@@ -142,29 +134,20 @@ export class PreparedStatements {
   }
 
   /**
-   * An entity from the `alias_`-prefixed columns of a row, converted as TypeORM would: integers, text and
-   * booleans directly, SQLite's UTC datetime text to a Date, anything else through the driver.
+   * An entity from the array row of a `columnList` select, its columns starting at `offset`, converted as
+   * TypeORM would: integers, text and booleans directly, SQLite's UTC datetime text to a Date, anything
+   * else through the driver.
    */
-  hydrate<T extends ObjectLiteral>(target: EntityTarget<T>, row: Row, alias: string): T {
-    const { create, fields, keys } = this.hydrator(target);
-    let aliased = keys.get(alias);
-    if (!aliased) keys.set(alias, (aliased = fields.map(([, column]) => `${alias}_${column}`)));
-    const entity = create() as Row;
-    for (let i = 0; i < fields.length; i++) entity[fields[i][0]] = fields[i][2](row[aliased[i]]);
-    return entity as T;
-  }
-
-  /** An entity from the array row of a `columnList` select, its columns starting at `offset`. */
   hydrateAt<T extends ObjectLiteral>(target: EntityTarget<T>, row: ArrayRow, offset = 0): T {
     const { create, fields } = this.hydrator(target);
     const entity = create() as Row;
-    for (let i = 0; i < fields.length; i++) entity[fields[i][0]] = fields[i][2](row[offset + i]);
+    for (let i = 0; i < fields.length; i++) entity[fields[i][0]] = fields[i][1](row[offset + i]);
     return entity as T;
   }
 
-  private readonly hydrators = new Map<EntityTarget<ObjectLiteral>, { create: () => ObjectLiteral; fields: [string, string, Convert][]; keys: Map<string, string[]> }>();
+  private readonly hydrators = new Map<EntityTarget<ObjectLiteral>, { create: () => ObjectLiteral; fields: [string, Convert][] }>();
 
-  /** How to build an entity and convert each column (property, column name, converter), in metadata order. */
+  /** How to build an entity and convert each column (property, converter), in metadata order. */
   private hydrator(target: EntityTarget<ObjectLiteral>) {
     let found = this.hydrators.get(target);
     if (!found) {
@@ -182,9 +165,8 @@ export class PreparedStatements {
             else if (type === 'boolean') convert = (v) => (v === null || v === undefined ? v : !!v);
             else if (type === 'datetime' && sqlite) convert = (v) => dateFromDatabase(v);
           }
-          return [column.propertyName, column.databaseName, convert] as [string, string, Convert];
+          return [column.propertyName, convert] as [string, Convert];
         }),
-        keys: new Map(),
       };
       this.hydrators.set(target, found);
     }

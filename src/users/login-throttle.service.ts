@@ -4,7 +4,7 @@ import type { Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { Throttled } from '../common/errors';
 import { isUniqueViolation } from '../database/errors';
-import { PreparedStatements } from '../database/prepared-statements';
+import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
 import { LoginFailure } from './login-failure.entity';
@@ -182,14 +182,9 @@ export class LoginThrottle {
     return new Throttled(retryAfter);
   }
 
-  /** A row of `id, failures, pending, window_start` (under any prefix) as a ThrottleRow. */
-  throttleRow(row: Record<string, unknown>, prefix = ''): ThrottleRow {
-    const f = this.prepared.hydrate(
-      LoginFailure,
-      { f_id: row[`${prefix}id`], f_failures: row[`${prefix}failures`], f_pending: row[`${prefix}pending`], f_window_start: row[`${prefix}window_start`] },
-      'f',
-    );
-    return { id: Number(f.id), failures: Number(f.failures), pending: Number(f.pending ?? 0), windowStart: f.windowStart };
+  /** A row of `id, failures, pending, window_start`, as either driver returns it, as a ThrottleRow. */
+  throttleRow(row: Record<string, unknown>): ThrottleRow {
+    return { id: Number(row.id), failures: Number(row.failures), pending: Number(row.pending ?? 0), windowStart: dateFromDatabase(row.window_start)! };
   }
 
   private allowed(): number {
