@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { limitedStatement } from '../database/batch-statements';
+import { inBatches, limitedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
 import { CLEANUP_BATCH, RevocationJobs } from '../users/revocation-jobs';
 import { SessionsService } from './sessions.service';
@@ -60,14 +60,14 @@ export class SessionSweeper {
 
   private async sweep(deadline: number, onProgress?: (r: SweepResult) => void): Promise<SweepResult> {
     const total = { expired: 0, deleted: 0 };
-    for (;;) {
+    await inBatches(async () => {
       const step = await this.batch();
       total.expired += step.expired;
       total.deleted += step.deleted;
       onProgress?.(total);
-      if (step.expired + step.deleted === 0 || Date.now() >= deadline) return total;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+      return step.expired + step.deleted > 0;
+    }, deadline);
+    return total;
   }
 
   /** One batch of each kind: sessions past their absolute lifetime, idle ones, and ended ones kept long enough. */
@@ -77,12 +77,12 @@ export class SessionSweeper {
     const cutoff = p.date(new Date(this.clock.now().getTime() - KEEP_ENDED_MS));
     const stamp = (column: string, reason: string) =>
       p.run(
-        limitedStatement(p.isMysql, `UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}'`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH),
+        limitedStatement(`UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}'`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH),
         [now],
       );
     // Absolute first: a session past both limits ended at its absolute expiry, as the request path says.
     const expired = (await stamp('absolute_expires', 'absolute_timeout')) + (await stamp('expires', 'idle_timeout'));
-    const deleted = await p.run(limitedStatement(p.isMysql, 'DELETE FROM user_session', 'user_session', 'ended_at < ?', CLEANUP_BATCH), [cutoff]);
+    const deleted = await p.run(limitedStatement('DELETE FROM user_session', 'user_session', 'ended_at < ?', CLEANUP_BATCH), [cutoff]);
     return { expired, deleted };
   }
 }

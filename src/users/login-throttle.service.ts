@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { Throttled } from '../common/errors';
+import { limitedStatement } from '../database/batch-statements';
 import { isUniqueViolation } from '../database/errors';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
@@ -111,11 +112,7 @@ export class LoginThrottle {
   async sweep(batch = 1000): Promise<number> {
     const t = this.prepared.table(LoginFailure);
     const expired = this.prepared.date(new Date(this.clock.now().getTime() - this.windowMs()));
-    // The derived table lets MySQL take a LIMIT in the subquery; SQLite reads it the same way.
-    return this.prepared.run(
-      `DELETE FROM ${t} WHERE id IN (SELECT id FROM (SELECT id FROM ${t} WHERE window_start <= ? AND pending = 0 LIMIT ${Number(batch)}) AS due)`,
-      [expired],
-    );
+    return this.prepared.run(limitedStatement(`DELETE FROM ${t}`, t, 'window_start <= ? AND pending = 0', Number(batch)), [expired]);
   }
 
   private async find(key: Pair): Promise<ThrottleRow | null> {
