@@ -13,7 +13,7 @@ import { LoginThrottle } from './users/login-throttle.service';
 const DATABASE_PROBE_MS = 1000;
 
 /** Rows cut off by an "end all" or "revoke all" are cleaned up this often (the cut-off already refuses them). */
-export const REVOCATION_CLEANUP_MS = 1000;
+const REVOCATION_CLEANUP_MS = 1000;
 
 /** Expired login-throttle counters are deleted this often. */
 const THROTTLE_SWEEP_MS = 60 * 1000;

@@ -24,9 +24,11 @@ export function runWebWorkers(count: number, logger: JsonLogger): void {
     logger.log({ event: 'web_workers_started', workers: count, primary_pid: process.pid }, 'cluster');
   });
 
+  const live = () => Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (!Object.keys(cluster.workers ?? {}).length) process.exit(0);
+      if (!live().length) process.exit(0);
       return;
     }
     // The first worker failing before it listens (no database, a bad migration): the service cannot start.
@@ -43,12 +45,14 @@ export function runWebWorkers(count: number, logger: JsonLogger): void {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.log({ event: 'shutdown', signal, workers: Object.keys(cluster.workers ?? {}).length }, 'cluster');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    if (!Object.keys(cluster.workers ?? {}).length) process.exit(0);
+    logger.log({ event: 'shutdown', signal, workers: live().length }, 'cluster');
+    for (const worker of live()) worker.process.kill('SIGTERM');
+    if (!live().length) process.exit(0);
+    // Workers that did not drain in time are killed, and the exit code says so.
     setTimeout(() => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-      process.exit(0);
+      for (const worker of live()) worker.process.kill('SIGKILL');
+      logger.error({ event: 'web_workers_killed', workers: live().length }, undefined, 'cluster');
+      process.exit(1);
     }, STOP_TIMEOUT_MS).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

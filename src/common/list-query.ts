@@ -51,7 +51,8 @@ export async function queryPage<T extends object, R>(
   const request = pageRequest(query);
   applyListQuery(qb, qb.alias, spec, query);
   const count = await countRows(qb);
-  const rows = await pageRows(qb, request.offset, request.pageSize);
+  // Nothing on the page (an empty list, a page past its end): no statement to read it.
+  const rows = count > request.offset ? await pageRows(qb, request.offset, request.pageSize) : [];
   return pageOf(path, request, count, await present(rows), query);
 }
 

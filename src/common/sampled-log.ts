@@ -17,18 +17,17 @@ export class SampledLog {
     private readonly level: Level = 'log',
   ) {}
 
-  /** True when a line was written (the first of its window), false when it was only counted. */
-  log(key: string, event: Record<string, unknown>, now = Date.now(), detail?: string): boolean {
+  /** Writes the line if it is the first of its key's window; otherwise only counts it. */
+  log(key: string, event: Record<string, unknown>, now = Date.now(), detail?: string): void {
     const entry = this.seen.get(key);
     if (entry && entry.until > now) {
       entry.suppressed++;
-      return false;
+      return;
     }
     if (this.seen.size > 10_000) this.seen.clear();
     this.seen.set(key, { until: now + WINDOW_MS, suppressed: 0 });
     const line = { ...event, requests_since_last: (entry?.suppressed ?? 0) + 1, sampled: true };
     if (detail === undefined) this.logger[this.level](line);
     else this.logger[this.level](line, detail);
-    return true;
   }
 }

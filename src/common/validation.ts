@@ -9,8 +9,8 @@ import { FieldErrors } from './errors';
  */
 
 export const REQUIRED = 'This field is required.';
-export const BLANK = 'This field may not be blank.';
-export const INTEGER_REQUIRED = 'A valid integer is required.';
+const BLANK = 'This field may not be blank.';
+const INTEGER_REQUIRED = 'A valid integer is required.';
 
 /** DRF's wording for a value of the wrong type, by the type the schema expected. */
 function wrongType(expected: string, input: unknown): string {
@@ -42,7 +42,7 @@ function shown(value: unknown): string {
 }
 
 /** The error map given to every parse: each zod issue in DRF's words. A schema's own message wins. */
-export function drfMessage(issue: z.core.$ZodRawIssue): string {
+function drfMessage(issue: z.core.$ZodRawIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       return issue.input === undefined ? REQUIRED : wrongType(issue.expected, issue.input);

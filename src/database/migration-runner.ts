@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { isDeadlock, isUniqueViolation } from './errors';
 
 const LEASE = 'migrations';
 const LEASE_SECONDS = 120;
@@ -8,7 +9,7 @@ const LEASE_SECONDS = 120;
  * Runs pending migrations under a database-wide lock so several nodes can start together. On MySQL the
  * lock is a lease row in `service_lock`, not `GET_LOCK`: on a Galera cluster `GET_LOCK` holds on one
  * member only, while an inserted row is certified cluster-wide, so exactly one node holds the lease
- * whichever member it is attached to (a lease left by a crashed node expires). SQLite serialises
+ * whichever member it is attached to (the holder renews it; a lease left by a crashed node expires). SQLite serialises
  * writers on the file itself.
  */
 export async function runMigrationsLocked(dataSource: DataSource): Promise<number> {
@@ -25,17 +26,24 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
       await dataSource.query(`INSERT INTO service_lock (name, holder, expires) VALUES (?, ?, NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND)`, [LEASE, holder]);
       break;
     } catch (err) {
-      const code = (err as { code?: string; driverError?: { code?: string } })?.driverError?.code ?? (err as { code?: string })?.code;
-      if (code !== 'ER_DUP_ENTRY' && code !== 'ER_LOCK_DEADLOCK') throw err;
+      if (!isUniqueViolation(err) && !isDeadlock(err)) throw err;
       if (Date.now() > deadline) throw new Error(`could not take the migration lock within ${LEASE_SECONDS} seconds`);
       await dataSource.query('DELETE FROM service_lock WHERE name = ? AND expires < NOW(3)', [LEASE]);
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
+  // Renewed while the migrations run, so a long one (an index over millions of rows) never lets the
+  // lease expire under it; a renewal that fails is tried again at the next tick.
+  const renewal = setInterval(() => {
+    dataSource
+      .query(`UPDATE service_lock SET expires = NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND WHERE name = ? AND holder = ?`, [LEASE, holder])
+      .catch(() => undefined);
+  }, (LEASE_SECONDS * 1000) / 4);
   try {
     const done = await dataSource.runMigrations({ transaction: 'each' });
     return done.length;
   } finally {
+    clearInterval(renewal);
     await dataSource.query('DELETE FROM service_lock WHERE name = ? AND holder = ?', [LEASE, holder]);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { isDeadlock } from './errors';
 import { ArrayRow, LookupBatches } from './lookup-batches';
 
 type Row = Record<string, unknown>;
@@ -99,7 +100,7 @@ export class PreparedStatements {
       try {
         return await new Promise((resolve, reject) => pool.execute({ sql, values: params, rowsAsArray }, (err, result) => (err ? reject(err) : resolve(result))));
       } catch (err) {
-        if (attempt >= 5 || (err as { code?: string })?.code !== 'ER_LOCK_DEADLOCK') throw err;
+        if (attempt >= 5 || !isDeadlock(err)) throw err;
         await new Promise((r) => setTimeout(r, 2 + Math.random() * 10 * attempt));
       }
     }

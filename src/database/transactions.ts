@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { isLockConflict } from './errors';
 
-const MYSQL_RETRYABLE = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 const MAX_ATTEMPTS = 30;
 
 /**
@@ -34,10 +34,9 @@ export class Transactions {
       try {
         return await this.dataSource.transaction('READ COMMITTED', work);
       } catch (err) {
-        const code = err?.code ?? err?.driverError?.code;
         // On a Galera cluster a conflicting commit on another member aborts this transaction with a
         // deadlock error; a burst on one hot row (a user's session lock) can take many rounds.
-        if (attempt >= MAX_ATTEMPTS || !MYSQL_RETRYABLE.has(code)) throw err;
+        if (attempt >= MAX_ATTEMPTS || !isLockConflict(err)) throw err;
         await new Promise((r) => setTimeout(r, Math.min(5 + Math.random() * 20 * attempt, 400)));
       }
     }

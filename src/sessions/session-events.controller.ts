@@ -50,7 +50,7 @@ export class SessionEventsController {
     send(res, 'session', { expires_in: this.sessions.secondsLeft(found, this.clock.now()) });
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
-    const stop = this.watcher.watch(found, principal.user, (change: SessionChange) => {
+    const stop = this.watcher.watch(found, (change: SessionChange) => {
       if (change.type === 'expires') return send(res, 'session', { expires_in: change.expiresIn });
       if (change.type === 'ended') {
         send(res, 'ended', { reason: change.reason, detail: change.reason ? SESSION_END_MESSAGES[change.reason] : 'Your session has ended.' });

@@ -2,7 +2,6 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { Clock } from '../common/clock';
-import type { User } from '../users/user.entity';
 import { SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
@@ -19,12 +18,8 @@ export type SessionChange =
   /** The node is shutting down; the stream should close so the client reconnects elsewhere. */
   | { type: 'shutdown' };
 
-type Account = Pick<User, 'isActive' | 'externalAccount'>;
-
 interface Watch {
   sessionId: number;
-  /** The account as the page's request found it; the validity rule reads the live settings against it. */
-  user: Account;
   lastExpires: number;
   listener: (change: SessionChange) => void;
 }
@@ -48,8 +43,8 @@ export class SessionWatcher implements OnModuleDestroy {
   ) {}
 
   /** Starts watching; returns the function that stops it. */
-  watch(session: Session, user: Account, listener: (change: SessionChange) => void): () => void {
-    const entry: Watch = { sessionId: session.id, user, lastExpires: session.expires.getTime(), listener };
+  watch(session: Session, listener: (change: SessionChange) => void): () => void {
+    const entry: Watch = { sessionId: session.id, lastExpires: session.expires.getTime(), listener };
     this.watches.add(entry);
     return () => this.unwatch(entry);
   }
@@ -102,9 +97,10 @@ export class SessionWatcher implements OnModuleDestroy {
   }
 
   private async check(entry: Watch, row: Session | undefined, now: Date): Promise<void> {
-    if (!row) return this.finish(entry, null);
+    // A session's row goes with its user's (the foreign key cascades): no row, or no user, is "gone".
+    if (!row?.user) return this.finish(entry, null);
     // The same rule as every request's (the session strategy's); a deactivation ends the row itself.
-    const reason = this.sessions.validate(row, row.user ?? { ...entry.user, sessionsEndedBefore: null, sessionsEndReason: null, sessionsKeptId: null }, now);
+    const reason = this.sessions.validate(row, row.user, now);
     if (reason && !row.endedAt) await this.sessions.end({ ids: [row.id] }, reason);
     if (reason) return this.finish(entry, reason);
     if (row.expires.getTime() !== entry.lastExpires) {

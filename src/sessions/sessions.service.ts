@@ -6,7 +6,7 @@ import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { andThen, Awaitable } from '../common/awaitable';
 import { sha256Hex } from '../common/secret-box';
-import { limitedStatement } from '../database/batch-statements';
+import { inBatches, limitedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
@@ -28,7 +28,7 @@ export interface NewSession {
 export type SessionOwner = Pick<User, 'isActive' | 'externalAccount' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>;
 
 /** A session created at or before its user's cut-off is over with the cut-off's reason, but for the one kept. */
-export function cutOffReason(session: Pick<Session, 'id' | 'created'>, user: Pick<SessionOwner, 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>): SessionEndReason | null {
+function cutOffReason(session: Pick<Session, 'id' | 'created'>, user: Pick<SessionOwner, 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>): SessionEndReason | null {
   const cutoff = user.sessionsEndedBefore;
   if (!cutoff || session.created.getTime() > cutoff.getTime() || session.id === user.sessionsKeptId) return null;
   return isSessionEndReason(user.sessionsEndReason) ? user.sessionsEndReason : 'revoked_by_admin';
@@ -74,10 +74,10 @@ export class SessionsService {
     const ended: Session[] = [];
     const session = await this.transactions.run(async (manager) => {
       if (locks.length) {
-        // A write, not only SELECT … FOR UPDATE: that serialises logins on one server, and on a Galera
-        // cluster, where row locks are local to a member, two writes of one row conflict at commit and
-        // the loser is retried (Transactions), so racing logins on any node still leave exactly the newest N.
-        await manager.query(`SELECT name FROM session_lock WHERE name IN (${locks.map(() => '?').join(', ')}) ORDER BY name${this.transactions.forUpdate}`, locks);
+        // A write, not only SELECT … FOR UPDATE: it locks the rows (in key order) and so serialises logins on
+        // one server, and on a Galera cluster, where row locks are local to a member, two writes of one row
+        // conflict at commit and the loser is retried (Transactions), so racing logins on any node still
+        // leave exactly the newest N.
         await manager.query(`UPDATE session_lock SET version = version + 1 WHERE name IN (${locks.map(() => '?').join(', ')})`, locks);
       }
       // Creation time is taken under the lock, so "newest" follows the order logins were serialised in.
@@ -227,14 +227,13 @@ export class SessionsService {
   /** Every live session of every user (`expire_sessions` without `--user`), in batches; returns how many. */
   async endEveryone(reason: SessionEndReason): Promise<number> {
     const p = this.prepared;
-    const sql = limitedStatement(p.isMysql, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
+    const sql = limitedStatement('UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
     let total = 0;
-    for (;;) {
+    await inBatches(async () => {
       const count = await p.run(sql, [p.date(this.clock.now()), reason]);
       total += count;
-      if (count < CLEANUP_BATCH) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+      return count >= CLEANUP_BATCH;
+    });
     if (total) this.metrics.sessionsEnded.inc({ reason }, total);
     this.logger.log({ event: 'session_ended', reason, count: total });
     return total;
@@ -244,7 +243,7 @@ export class SessionsService {
   async cleanupBatch(job: RevocationJob): Promise<number> {
     const p = this.prepared;
     const where = `user_id = ? AND ended_at IS NULL AND created <= ?${job.keptId !== null ? ' AND id <> ?' : ''}`;
-    const sql = limitedStatement(p.isMysql, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', where, CLEANUP_BATCH);
+    const sql = limitedStatement('UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', where, CLEANUP_BATCH);
     const params: unknown[] = [p.date(job.cutoff), job.reason, job.userId, p.date(job.cutoff)];
     if (job.keptId !== null) params.push(job.keptId);
     const count = await p.run(sql, params);

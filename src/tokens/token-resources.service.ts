@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { FindOptionsWhere } from 'typeorm';
 import { FieldErrors } from '../common/errors';
-import { pkOrNull, refuse, text, validateBody } from '../common/validation';
+import { pkOrNull, REQUIRED, refuse, text, validateBody } from '../common/validation';
 import { queryPage } from '../common/list-query';
 import { TOKEN_LIST } from './token-lists';
 import type { Principal } from '../common/principal';
@@ -62,7 +62,7 @@ export class TokenResources {
       }
       application = found;
     }
-    if (applicationRule === 'required' && !application) throw FieldErrors.of('application', 'This field is required.');
+    if (applicationRule === 'required' && !application) throw FieldErrors.of('application', REQUIRED);
     const issued = await this.tokens.issue({
       user: principal.user,
       application,

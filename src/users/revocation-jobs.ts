@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { inBatches } from '../database/batch-statements';
 import { dateFromDatabase } from '../database/prepared-statements';
 import { RevocationJob } from './revocation-job.entity';
 
@@ -47,22 +48,15 @@ export class RevocationJobs {
     const repo = this.dataSource.getRepository(RevocationJob);
     let total = 0;
     for (const job of await repo.find({ where: { kind }, order: { id: 'ASC' }, take: 100 })) {
-      for (;;) {
+      const finished = await inBatches(async () => {
         const touched = await batch(job);
         total += touched;
-        if (touched < CLEANUP_BATCH) {
-          await repo.delete({ id: job.id });
-          this.logger.log({ event: 'revocation_cleaned', kind, user_id: job.userId, reason: job.reason });
-          break;
-        }
-        await new Promise((resolve) => setImmediate(resolve));
-        if (Date.now() >= deadline) return total;
-      }
+        return touched >= CLEANUP_BATCH;
+      }, deadline);
+      if (!finished) return total;
+      await repo.delete({ id: job.id });
+      this.logger.log({ event: 'revocation_cleaned', kind, user_id: job.userId, reason: job.reason });
     }
     return total;
-  }
-
-  pending(kind: RevocationJob['kind']): Promise<number> {
-    return this.dataSource.getRepository(RevocationJob).countBy({ kind });
   }
 }

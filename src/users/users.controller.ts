@@ -3,7 +3,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Pu
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ClientAddress } from '../common/client-ip';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
-import { text, validateBody } from '../common/validation';
+import { REQUIRED, text, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
 import { USER_LIST } from './user-list';
@@ -129,7 +129,7 @@ export class UsersController {
    * password does not send it.
    */
   private async confirmOldPassword(user: User, old: string | undefined, clientIp: string): Promise<void> {
-    if (!old) throw FieldErrors.of('old_password', 'This field is required.');
+    if (!old) throw FieldErrors.of('old_password', REQUIRED);
     if (!(await this.credentials.confirmCurrent(user, old, clientIp))) {
       throw FieldErrors.of('old_password', 'Your old password was entered incorrectly. Please enter it again.');
     }

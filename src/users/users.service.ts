@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { REQUIRED } from '../common/validation';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -116,7 +117,7 @@ export class UsersService {
 
   async create(input: Partial<UserInput>, extra: { externalAccount?: string | null } = {}): Promise<User> {
     const errors: Record<string, string[]> = {};
-    const usernameProblem = input.username === undefined ? 'This field is required.' : await this.checkUsername(input.username);
+    const usernameProblem = input.username === undefined ? REQUIRED : await this.checkUsername(input.username);
     if (usernameProblem) errors.username = [usernameProblem];
     const external = !!extra.externalAccount;
     if (!external && (input.password === undefined || input.password === '' || input.password === '$encrypted$')) {
