@@ -229,7 +229,8 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
     assert.equal(list.body.count, 0, 'cut-off sessions are not listed while they wait for the clean-up');
 
     const cleanup = await preparedStatements(() => drainCleanup(20));
-    await assertPlanned(cleanup, [[/^UPDATE user_session .*user_id = \? AND ended_at IS NULL AND created <= \?/, /IDX_user_session_user_live/]]);
+    // On one of the user's own indexes, never a range over every user's live sessions.
+    await assertPlanned(cleanup, [[/^UPDATE user_session .*user_id = \? AND ended_at IS NULL AND created <= \?/, /IDX_user_session_user_(live|ended)\b/]]);
     assert.equal(await count(liveSql, [userId]), 0);
     const revoked = await count("SELECT COUNT(*) AS n FROM user_session WHERE user_id = ? AND ended_reason = 'revoked_by_admin'", [userId]);
     assert.ok(revoked >= LIVE - 1, `${revoked} stamped revoked_by_admin`);
@@ -248,7 +249,8 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
     const list = await t.http().get(`/api/v2/users/${userId}/tokens/`).set('Authorization', admin()).expect(200);
     assert.equal(list.body.count, 0);
     const cleanup = await preparedStatements(() => drainCleanup(40));
-    await assertPlanned(cleanup, [[/^SELECT id FROM oauth2_access_token WHERE user_id = \? AND created <= \?/, /IDX_oauth2_access_token_user_created/]]);
+    // Either of the user's token indexes: planned after the rows are gone, MariaDB sometimes takes (user_id).
+    await assertPlanned(cleanup, [[/^SELECT id FROM oauth2_access_token WHERE user_id = \? AND created <= \?/, /IDX_oauth2_access_token_user_(created|id)\b/]]);
     assert.equal(await count(tokensSql, [userId]), 0);
     const fresh = await t.http().post('/api/v2/tokens/').set('Authorization', bulk()).send({ scope: 'write' }).expect(201);
     await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${fresh.body.token}`).expect(200);
