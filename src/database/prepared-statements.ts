@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
-import { isDeadlock } from './errors';
 import { ArrayRow, LookupBatches } from './lookup-batches';
+import { retryLockConflicts } from './transactions';
 
 type Row = Record<string, unknown>;
 
@@ -90,20 +90,12 @@ export class PreparedStatements {
     return this.sqlite(sql).run(...params).changes;
   }
 
-  /**
-   * One autocommit statement. A deadlock (on a Galera cluster: a conflicting write on another member,
-   * refused at commit) left nothing applied, so the statement is simply run again, a few times at most.
-   */
-  private async mysql(sql: string, params: unknown[], rowsAsArray = false): Promise<unknown> {
+  /** One autocommit statement, run again on a lock conflict as a transaction would be (retryLockConflicts). */
+  private mysql(sql: string, params: unknown[], rowsAsArray = false): Promise<unknown> {
     const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await new Promise((resolve, reject) => pool.execute({ sql, values: params, rowsAsArray }, (err, result) => (err ? reject(err) : resolve(result))));
-      } catch (err) {
-        if (attempt >= 5 || !isDeadlock(err)) throw err;
-        await new Promise((r) => setTimeout(r, 2 + Math.random() * 10 * attempt));
-      }
-    }
+    return retryLockConflicts(
+      () => new Promise((resolve, reject) => pool.execute({ sql, values: params, rowsAsArray }, (err, result) => (err ? reject(err) : resolve(result)))),
+    );
   }
 
   private sqlite(sql: string, cached = true): SqliteStatement {

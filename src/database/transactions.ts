@@ -6,6 +6,23 @@ import { isLockConflict } from './errors';
 const MAX_ATTEMPTS = 30;
 
 /**
+ * Runs a MySQL transaction or autocommit statement again while it fails on a lock conflict, which left
+ * nothing applied. On a Galera cluster a conflicting commit on another member aborts it with a deadlock
+ * error, and a burst on one hot row (a user's session lock, a login throttle counter) can take many rounds:
+ * up to MAX_ATTEMPTS, with a growing random pause (at most 400 ms).
+ */
+export async function retryLockConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !isLockConflict(err)) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(5 + Math.random() * 20 * attempt, 400)));
+    }
+  }
+}
+
+/**
  * Runs work in one transaction on either database.
  * SQLite (better-sqlite3) has a single connection per process, so transactions are queued in
  * process; MySQL transactions run concurrently and are retried on deadlock.
@@ -29,17 +46,8 @@ export class Transactions {
     return this.withRetry(work);
   }
 
-  private async withRetry<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.dataSource.transaction('READ COMMITTED', work);
-      } catch (err) {
-        // On a Galera cluster a conflicting commit on another member aborts this transaction with a
-        // deadlock error; a burst on one hot row (a user's session lock) can take many rounds.
-        if (attempt >= MAX_ATTEMPTS || !isLockConflict(err)) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(5 + Math.random() * 20 * attempt, 400)));
-      }
-    }
+  private withRetry<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return retryLockConflicts(() => this.dataSource.transaction('READ COMMITTED', work));
   }
 
   /** `SELECT ... FOR UPDATE` where the database has it; SQLite's transaction already holds the write lock. */
