@@ -4,7 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { setupOpenApi } from './api/openapi';
 import { AuthMetrics } from './common/auth-metrics';
-import { BODY_LIMIT, bodyParsers, emptyBody, requestHeaders, requestMetrics, trailingSlash } from './common/http-pipeline';
+import { BODY_LIMIT, bodyParsers, emptyBody, requestHeaders, requestIdOf, requestMetrics, trailingSlash } from './common/http-pipeline';
 import { HttpExceptionFilter } from './common/http-exception.filter';
 import { DatabaseHealth } from './database/database-health';
 
@@ -20,6 +20,7 @@ export function httpAdapter(config: AppConfig): FastifyAdapter {
     // "/api/v2/me/" reaches the route Nest registers as "/api/v2/me"; slash-less paths are redirected first.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    genReqId: requestIdOf,
   });
 }
 

@@ -10,6 +10,7 @@ import { TokensService } from '../src/tokens/tokens.service';
 import { UsersService } from '../src/users/users.service';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { TEST_DB } from './support/test-db';
+import { NO_REQUEST } from '../src/common/request-context';
 
 /**
  * Property-based fuzzing of every route of the OpenAPI document (issue 13), as anonymous, a session, a
@@ -153,20 +154,20 @@ describe(`fuzzing every route of the OpenAPI document (${TEST_DB}, ${RUNS} input
   /** Puts back what earlier inputs may have changed (settings, accounts, credentials), so every identity keeps working. */
   async function restore(): Promise<void> {
     const settings = t.app.get(SettingsService);
-    await settings.reset('authentication', 'fuzz');
-    await settings.store('LOGIN_FAILURES_ALLOWED', 1000000, 'fuzz');
+    await settings.reset('authentication', 'fuzz', NO_REQUEST);
+    await settings.store('LOGIN_FAILURES_ALLOWED', 1000000, 'fuzz', NO_REQUEST);
     const users = t.app.get(UsersService);
     for (const [name, password] of [['admin', ADMIN_PASSWORD], ['fuzzer', 'Fuzzer-pass-1']]) {
       let user = await users.findByUsername(name);
-      if (!user) user = await users.create({ username: name, password, is_superuser: name === 'admin' });
-      if (!user.isActive || (name === 'admin' && !user.isSuperuser)) user = await users.update(user, { is_active: true, is_superuser: name === 'admin' });
-      await users.setPassword(user, password);
+      if (!user) user = await users.create({ username: name, password, is_superuser: name === 'admin' }, NO_REQUEST);
+      if (!user.isActive || (name === 'admin' && !user.isSuperuser)) user = await users.update(user, { is_active: true, is_superuser: name === 'admin' }, NO_REQUEST);
+      await users.setPassword(user, password, NO_REQUEST);
       if (name === 'fuzzer') fuzzerId = user.id;
     }
     const fuzzer = (await users.findById(fuzzerId))!;
-    const session = await t.app.get(SessionsService).create(fuzzer, '127.0.0.1', 'fuzz');
+    const session = await t.app.get(SessionsService).create(fuzzer, '127.0.0.1', 'fuzz', NO_REQUEST);
     credentials.session = { Cookie: `svc_session_id=${session.token}; csrftoken=${CSRF}`, 'X-CSRFToken': CSRF, Referer: 'http://127.0.0.1/' };
-    const issued = await t.app.get(TokensService).issue({ user: fuzzer, application: null, scope: 'write' });
+    const issued = await t.app.get(TokensService).issue({ user: fuzzer, application: null, scope: 'write', trace: NO_REQUEST });
     credentials.bearer = { Authorization: `Bearer ${issued.token}` };
     credentials.superuser = { Authorization: basic('admin', ADMIN_PASSWORD) };
   }

@@ -4,6 +4,7 @@ import { TokensService } from '../src/tokens/tokens.service';
 import { UsersService } from '../src/users/users.service';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { runManage } from './support/service-process';
+import { NO_REQUEST } from '../src/common/request-context';
 
 /** SPEC §6: the later release, without the OAuth 2 provider. */
 describe('OAUTH2_PROVIDER_ENABLED=false', () => {
@@ -63,7 +64,7 @@ describe('OAUTH2_PROVIDER_ENABLED=false', () => {
 
   it('authenticates nothing with a bearer header, even for a token row that exists', async () => {
     const user = await t.app.get(UsersService).findByUsername('admin');
-    const { token } = await t.app.get(TokensService).issue({ user: user!, application: null, scope: 'write' });
+    const { token } = await t.app.get(TokensService).issue({ user: user!, application: null, scope: 'write', trace: NO_REQUEST });
     const res = await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${token}`).expect(401);
     assert.equal(res.headers['www-authenticate'], 'Session realm="api"');
     assert.ok(!t.logs.join('\n').includes(token));

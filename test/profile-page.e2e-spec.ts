@@ -4,6 +4,7 @@ import { SessionsService } from '../src/sessions/sessions.service';
 import { UsersService } from '../src/users/users.service';
 import { startTestApp, TestApp } from './support/test-app';
 import { browserLogin } from './support/browser-login';
+import { NO_REQUEST } from '../src/common/request-context';
 
 const TOKENS_TAB = /role="tab"[^>]*>Tokens</;
 const SESSIONS_TAB = /role="tab"[^>]*>Sessions</;
@@ -54,8 +55,8 @@ describe('profile page (GET /accounts/profile/)', () => {
   });
 
   it('hides the Tokens tab from external users unless ALLOW_OAUTH2_FOR_EXTERNAL_USERS', async () => {
-    const user = await t.app.get(UsersService).create({ username: 'sso-bob' }, { externalAccount: 'social' });
-    const { token } = await t.app.get(SessionsService).create(user, '127.0.0.1', 'test');
+    const user = await t.app.get(UsersService).create({ username: 'sso-bob' }, NO_REQUEST, { externalAccount: 'social' });
+    const { token } = await t.app.get(SessionsService).create(user, '127.0.0.1', 'test', NO_REQUEST);
     const cookie = `${t.config.sessionCookieName}=${token}`;
     const hidden = await t.http().get('/accounts/profile/').set('Cookie', cookie).expect(200);
     assert.doesNotMatch(hidden.text, TOKENS_TAB);
@@ -76,7 +77,7 @@ describe('profile page (GET /accounts/profile/)', () => {
     assert.equal(anon.headers.location, '/api/login/?next=%2Faccounts%2Fprofile%2F');
     const { agent } = await browserLogin(t, 'alice', 'Alice-pass-1');
     const [mine] = (await agent.get('/api/v2/me/sessions/').expect(200)).body.results;
-    await t.app.get(SessionsService).end({ ids: [mine.id] }, 'revoked_by_admin');
+    await t.app.get(SessionsService).end({ ids: [mine.id] }, 'revoked_by_admin', NO_REQUEST);
     const ended = await agent.get('/accounts/profile/').expect(302);
     assert.equal(ended.headers.location, '/api/login/?next=%2Faccounts%2Fprofile%2F&reason=revoked_by_admin');
   });

@@ -9,6 +9,7 @@ import { TokensService } from '../src/tokens/tokens.service';
 import { UsersService } from '../src/users/users.service';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { createTestDatabase } from './support/test-db';
+import { NO_REQUEST } from '../src/common/request-context';
 
 const FIELDS = [
   'id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'description', 'user', 'token',
@@ -265,9 +266,9 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
   });
 
   it('refuses token creation to external (SSO) users unless ALLOW_OAUTH2_FOR_EXTERNAL_USERS', async () => {
-    const sso = await t.app.get(UsersService).create({ username: 'sso-sam' }, { externalAccount: 'social' });
+    const sso = await t.app.get(UsersService).create({ username: 'sso-sam' }, NO_REQUEST, { externalAccount: 'social' });
     await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });
-    const seeded = await t.app.get(TokensService).issue({ user: sso, application: null, scope: 'write' });
+    const seeded = await t.app.get(TokensService).issue({ user: sso, application: null, scope: 'write', trace: NO_REQUEST });
     issued.push(seeded.token);
     await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false });
     // The existing token keeps working (AWX checks at creation only) ...

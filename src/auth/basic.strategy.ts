@@ -8,6 +8,7 @@ import { CredentialRequest, Principal } from '../common/principal';
 import { SettingsService } from '../settings/settings.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import { BasicCredentialCache } from './basic-credential-cache';
+import { RequestTrace, traceOf } from '../common/request-context';
 
 /**
  * HTTP basic (seed §5.2, RFC 7617): stateless, never a session, never counted by session limits.
@@ -35,11 +36,11 @@ export class BasicStrategy extends Strategy implements CredentialStrategy {
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon <= 0) return this.pass();
-    report(this, () => this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), clientIp(req)));
+    report(this, () => this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), clientIp(req), traceOf(req)));
   }
 
-  private verify(username: string, password: string, clientIp: string): Awaitable<Principal> {
+  private verify(username: string, password: string, clientIp: string, trace: RequestTrace): Awaitable<Principal> {
     if (!this.settings.get('AUTH_BASIC_ENABLED')) throw new AuthError('basic_disabled');
-    return andThen(this.credentials.check({ username, password, clientIp, path: 'basic' }, this.cache), (user): Principal => ({ user, method: 'basic', scope: 'write' }));
+    return andThen(this.credentials.check({ username, password, clientIp, path: 'basic', trace }, this.cache), (user): Principal => ({ user, method: 'basic', scope: 'write' }));
   }
 }

@@ -14,6 +14,7 @@ import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
 import { renderLoginPage } from './login-page';
 import { safeNext } from '../common/safe-redirect';
+import { traceOf } from '../common/request-context';
 
 export const LOGIN_FAILED = 'Please enter a correct username and password. Note that both fields may be case-sensitive.';
 const DEFAULT_REDIRECT = '/accounts/profile/';
@@ -56,7 +57,7 @@ export class LoginController {
     let user: User;
     try {
       if (!username || !password) throw new AuthError('invalid_credentials');
-      user = await this.credentials.check({ username, password, clientIp: clientIp(req), path: 'session' });
+      user = await this.credentials.check({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req) });
     } catch (err) {
       if (!(err instanceof AuthError) && !(err instanceof Throttled)) throw err;
       const token = this.csrf.ensureCookie(req, res);
@@ -91,7 +92,7 @@ export class LoginController {
     // A logged-in browser must prove the POST is its own; GET stays a plain link, as in AWX.
     if (checkCsrf && (await this.presentsLiveSession(req))) this.csrf.enforce(req);
     const user = await this.sessionLogin.endPresented(req, 'logged_out');
-    if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: clientIp(req) });
+    if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: clientIp(req), ...traceOf(req) });
     this.cookies.clear(res);
     const next = ((req.query as Record<string, unknown>).next ?? (req.body as Record<string, unknown> | undefined)?.next) as unknown;
     res.code(302).header('Location', safeNext(next, this.ownOrigin()) ?? '/api/').send('');

@@ -3,6 +3,7 @@ import { SessionSweeper } from '../sessions/session-sweeper.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
 import { CommandError } from './command-error';
+import { NO_REQUEST } from '../common/request-context';
 
 @Command({ name: 'expire_sessions', description: 'End every live session, or those of one user' })
 export class ExpireSessionsCommand extends CommandRunner {
@@ -20,7 +21,7 @@ export class ExpireSessionsCommand extends CommandRunner {
       const user = await this.users.findByUsername(options.user);
       if (!user) throw new CommandError('The user does not exist.');
       // The cut-off ends them at once on every node; the command then waits for the rows to be stamped.
-      await this.sessions.endAllOf(user.id, 'revoked_by_admin');
+      await this.sessions.endAllOf(user.id, 'revoked_by_admin', NO_REQUEST);
       count = await this.sweeper.cleanupRevoked(Infinity);
     } else {
       count = await this.sessions.endEveryone('revoked_by_admin');

@@ -6,6 +6,7 @@ import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { TokensService } from '../tokens/tokens.service';
 import { UsersService } from '../users/users.service';
 import { CommandError } from './command-error';
+import { NO_REQUEST } from '../common/request-context';
 
 /** The release without OAuth 2 (SPEC §6) has no tokens to create, revoke or clear. */
 function requireOAuth2(config: AppConfig): void {
@@ -31,7 +32,7 @@ export class CreateOAuth2TokenCommand extends CommandRunner {
     if (!scope) throw new CommandError("--scope must be 'read' or 'write'.");
     const user = await this.users.findByUsername(options.user);
     if (!user) throw new CommandError('The user does not exist.');
-    const issued = await this.tokens.issue({ user, application: null, scope, description: 'created by create_oauth2_token' });
+    const issued = await this.tokens.issue({ user, application: null, scope, description: 'created by create_oauth2_token', trace: NO_REQUEST });
     // The token on stdout, alone, so scripts can capture it; it is shown only this once.
     console.log(issued.token);
   }
@@ -68,8 +69,8 @@ export class RevokeOAuth2TokensCommand extends CommandRunner {
     const counts = await this.revocation.countFor(userId);
     if (refresh) {
       // The cut-off refuses them at once; the command then waits for the rows to be cleaned up.
-      if (userId === null) await this.revocation.revokeAll('revoke_oauth2_tokens');
-      else await this.revocation.revokeForUser(userId, 'revoke_oauth2_tokens');
+      if (userId === null) await this.revocation.revokeAll('revoke_oauth2_tokens', NO_REQUEST);
+      else await this.revocation.revokeForUser(userId, 'revoke_oauth2_tokens', NO_REQUEST);
       await this.revocation.cleanupRevoked(Infinity);
     } else {
       counts.accessTokens = await this.revocation.deleteAccessTokensOf(userId, 'revoke_oauth2_tokens');

@@ -3,6 +3,7 @@ import { FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { UsersService } from '../users/users.service';
 import { CommandError, passwordFrom } from './command-error';
+import { NO_REQUEST } from '../common/request-context';
 
 /** Field errors from the service, as one readable line. */
 export function describeFieldErrors(err: unknown): never {
@@ -22,7 +23,7 @@ export class CreateSuperuserCommand extends CommandRunner {
     if (!options.username) throw new CommandError('--username is required.');
     const password = await passwordFrom(options.password);
     const user = await this.users
-      .create({ username: options.username, email: options.email ?? '', password, is_superuser: true })
+      .create({ username: options.username, email: options.email ?? '', password, is_superuser: true }, NO_REQUEST)
       .catch(describeFieldErrors);
     console.log(`Superuser "${user.username}" created successfully (id ${user.id}).`);
   }
@@ -51,7 +52,7 @@ export class ChangePasswordCommand extends CommandRunner {
     const user = await this.users.findByUsername(username);
     if (!user) throw new CommandError(`user '${username}' does not exist`);
     const password = await passwordFrom(options.password);
-    await this.users.setPassword(user, password).catch(describeFieldErrors);
+    await this.users.setPassword(user, password, NO_REQUEST).catch(describeFieldErrors);
     console.log(`Password changed successfully for user '${username}'`);
   }
 
@@ -70,7 +71,7 @@ export class EnableLocalAuthenticationCommand extends CommandRunner {
   async run(_: string[], options: { enable?: boolean; disable?: boolean }): Promise<void> {
     if (options.enable === options.disable) throw new CommandError('Specify exactly one of --enable or --disable.');
     // The escape hatch after a lock-out: written directly, without the API's "remote auth configured" check.
-    await this.settings.store('DISABLE_LOCAL_AUTH', !!options.disable, 'manage');
+    await this.settings.store('DISABLE_LOCAL_AUTH', !!options.disable, 'manage', NO_REQUEST);
     console.log(`Local authentication ${options.enable ? 'enabled' : 'disabled'}.`);
   }
 

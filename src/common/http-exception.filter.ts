@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DatabaseHealth } from '../database/database-health';
 import { ServiceUnavailable } from './errors';
 import { httpAnswer } from './http-errors';
+import { traceOf } from './request-context';
 
 /**
  * The single place where exceptions become JSON answers (`http-errors.ts` decides status and
@@ -25,13 +26,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<FastifyRequest>();
     if (res.sent || res.raw.headersSent) return;
     // An unreachable database is a 503 without SQL or stack, logged once per interval (database-health.ts).
-    const failure = this.health.noteFailure(exception) ? new ServiceUnavailable() : exception;
+    const failure = this.health.noteFailure(exception, traceOf(req)) ? new ServiceUnavailable() : exception;
     const answer = httpAnswer(failure, this.config.oauth2ProviderEnabled);
     if (!answer) {
       // The same failure on every request is one line (with its stack) a minute and a count, not a flood.
       const error = String((exception as Error)?.message ?? exception);
       const path = req.url.split('?')[0];
-      this.errors.log(`${req.method} ${path} ${error}`, { event: 'unhandled_error', path, method: req.method, error }, Date.now(), (exception as Error)?.stack);
+      this.errors.log(`${req.method} ${path} ${error}`, { event: 'unhandled_error', path, method: req.method, error, ...traceOf(req) }, Date.now(), (exception as Error)?.stack);
       res.code(500).send({ detail: 'A server error has occurred.' });
       return;
     }

@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config';
 import { BadRequest, UnsupportedMediaType } from './errors';
-import { requestContext } from './request-context';
 
 export const NO_CACHE = 'max-age=0, no-cache, no-store, must-revalidate, private';
 export const BODY_LIMIT = 1024 * 1024;
@@ -19,6 +18,12 @@ export function isApiPath(path: string): boolean {
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
+}
+
+/** The request's id (Fastify's `genReqId`): a valid incoming X-API-Request-Id is kept (lowercased), else a new one. */
+export function requestIdOf(raw: IncomingMessage): string {
+  const incoming = raw.headers['x-api-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming.toLowerCase()) ? incoming.toLowerCase() : randomUUID().replace(/-/g, '');
 }
 
 /**
@@ -39,10 +44,8 @@ export function requestHeaders(config: AppConfig) {
   ];
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const res = reply.raw;
-    const incoming = request.headers['x-api-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming.toLowerCase()) ? incoming.toLowerCase() : randomUUID().replace(/-/g, '');
     const startedAt = process.hrtime.bigint();
-    res.setHeader('X-API-Request-Id', requestId);
+    res.setHeader('X-API-Request-Id', request.id);
     for (const [name, value] of fixed) res.setHeader(name, value);
     if (isApiPath(pathOf(request.url))) res.setHeader('Cache-Control', NO_CACHE);
     const writeHead = res.writeHead;
@@ -50,7 +53,6 @@ export function requestHeaders(config: AppConfig) {
       if (!this.headersSent) this.setHeader('X-API-Total-Time', `${(Number(process.hrtime.bigint() - startedAt) / 1e9).toFixed(3)}s`);
       return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
     } as typeof res.writeHead;
-    requestContext.enterWith({ requestId, startedAt });
     done();
   };
 }

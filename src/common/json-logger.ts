@@ -1,5 +1,4 @@
 import { LoggerService } from '@nestjs/common';
-import { currentRequestId } from './request-context';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
@@ -8,8 +7,9 @@ const ORDER: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30,
 export const logSink: { write: (line: string) => void } = { write: (line) => void process.stdout.write(line + '\n') };
 
 /**
- * One JSON object per line, with the request id of the request being served.
- * Structured events pass an object; Nest's own messages arrive as strings.
+ * One JSON object per line. Structured events pass an object; Nest's own messages arrive as strings.
+ * An event written for a request carries its `request_id` (a RequestScope spread into it), placed
+ * first after time and level so a reader finds it in the same place on every line.
  */
 export class JsonLogger implements LoggerService {
   constructor(private readonly level: Level | 'silent' = 'info') {}
@@ -17,10 +17,10 @@ export class JsonLogger implements LoggerService {
   private emit(level: Level, message: unknown, context?: string, extra?: Record<string, unknown>) {
     if (ORDER[level] < ORDER[this.level]) return;
     const base: Record<string, unknown> = { time: new Date().toISOString(), level };
-    const requestId = currentRequestId();
-    if (requestId) base.request_id = requestId;
+    const event = message && typeof message === 'object' && !(message instanceof Error) ? (message as Record<string, unknown>) : undefined;
+    if (event?.request_id) base.request_id = event.request_id;
     if (context) base.logger = context;
-    if (message && typeof message === 'object' && !(message instanceof Error)) Object.assign(base, message);
+    if (event) Object.assign(base, event);
     else base.msg = message instanceof Error ? message.message : String(message);
     if (extra) Object.assign(base, extra);
     logSink.write(JSON.stringify(base));

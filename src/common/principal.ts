@@ -44,6 +44,8 @@ export interface Principal {
 
 /** What the credential strategies read of a request: the same on every HTTP adapter. */
 export interface CredentialRequest {
+  /** The request id (Fastify's `request.id`): log lines written for the request carry it. */
+  id?: string;
   method: string;
   /** The route the router matched (Fastify's request), e.g. to recognise the session event stream. */
   routeOptions?: { url?: string };

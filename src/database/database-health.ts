@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from './errors';
+import { NO_REQUEST, RequestTrace } from '../common/request-context';
 
 /** Repeated failures are logged once per interval, with how many there were (not once per request). */
 const LOG_INTERVAL_MS = 10_000;
@@ -24,15 +25,18 @@ export class DatabaseHealth {
     return this.downSince !== null;
   }
 
-  /** True (and the node marked down, the failure counted for the log) when `err` means the database is unreachable. */
-  noteFailure(err: unknown): boolean {
+  /**
+   * True (and the node marked down, the failure counted for the log) when `err` means the database is
+   * unreachable; `trace` is the request that met it, if a request did.
+   */
+  noteFailure(err: unknown, trace: RequestTrace = NO_REQUEST): boolean {
     if (!isDatabaseUnavailable(err)) return false;
     this.downSince ??= Date.now();
     this.failures++;
     const now = Date.now();
     if (now - this.lastLogged >= LOG_INTERVAL_MS) {
       const e = err as { code?: string; driverError?: { code?: string } };
-      this.logger.error({ event: 'database_unavailable', code: e?.driverError?.code ?? e?.code, failures_since_last_line: this.failures });
+      this.logger.error({ event: 'database_unavailable', code: e?.driverError?.code ?? e?.code, failures_since_last_line: this.failures, ...trace });
       this.lastLogged = now;
       this.failures = 0;
     }

@@ -6,6 +6,7 @@ import { CurrentPrincipal, Principal } from '../common/principal';
 import { JobTemplate } from './job-template.entity';
 import { JobTemplatesService } from './job-templates.service';
 import { JobsService } from './jobs.service';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 /** `/api/v2/job_templates/` (+`N/`) and the launch of seed §4. */
 @Controller('api/v2/job_templates')
@@ -30,8 +31,9 @@ export class JobTemplatesController extends OwnedResourceController<JobTemplate>
     @Param('id', IdPipe) id: number,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
+    @CurrentTrace() trace: RequestTrace,
   ) {
-    const job = await this.jobs.launch(principal, id, body);
+    const job = await this.jobs.launch(principal, id, body, trace);
     res.header('Location', job.url as string);
     return job;
   }

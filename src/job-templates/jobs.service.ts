@@ -15,6 +15,7 @@ import { launchRequirements } from './job-template.serializer';
 import { LIMIT_MAX } from './job-templates.service';
 import { Job } from './job.entity';
 import { serializeJob } from './job.serializer';
+import { RequestTrace } from '../common/request-context';
 
 /** The launch body: the prompts this service records (SPEC §10); other AWX prompts are ignored. */
 const LAUNCH_BODY = z.object({ limit: text(LIMIT_MAX, { blank: true }).optional(), extra_vars: variables.optional() });
@@ -55,7 +56,7 @@ export class JobsService {
    * it a 404 (OwnedRecords.create). A `limit` the template does not ask for is reported in
    * `ignored_fields`, as AWX does.
    */
-  async launch(principal: Principal, templateId: number, body: unknown): Promise<Record<string, unknown>> {
+  async launch(principal: Principal, templateId: number, body: unknown, trace: RequestTrace): Promise<Record<string, unknown>> {
     const template = await this.templates.changeable(principal, templateId);
     const input = validateBody(LAUNCH_BODY, body);
     if (input.extra_vars !== undefined && !template.askVariablesOnLaunch) {
@@ -79,7 +80,7 @@ export class JobsService {
       launchType: 'manual',
       status: 'pending',
     });
-    this.logger.log({ event: 'job_launched', job_id: job.id, job_template_id: template.id, user_id: principal.user.id });
+    this.logger.log({ event: 'job_launched', job_id: job.id, job_template_id: template.id, user_id: principal.user.id, ...trace });
     return { ...serializeJob(job, principal), ignored_fields: ignored };
   }
 }

@@ -7,6 +7,7 @@ import { SettingsService } from '../settings/settings.service';
 import { AuthorizationCode } from '../tokens/authorization-code.entity';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { newFamily, secretHash } from '../tokens/token-secrets';
+import { RequestTrace } from '../common/request-context';
 
 export interface NewCode {
   secret: string;
@@ -38,7 +39,7 @@ export class AuthorizationCodes {
     return this.dataSource.getRepository(AuthorizationCode);
   }
 
-  async save(code: NewCode): Promise<AuthorizationCode> {
+  async save(code: NewCode, trace: RequestTrace): Promise<AuthorizationCode> {
     const now = this.clock.now();
     const lifetime = this.settings.get('OAUTH2_PROVIDER').AUTHORIZATION_CODE_EXPIRE_SECONDS;
     const values = {
@@ -57,7 +58,7 @@ export class AuthorizationCodes {
     };
     const result = await this.repo.insert(values);
     const saved = Object.assign(new AuthorizationCode(), values, { id: result.identifiers[0].id as number });
-    this.logger.log({ event: 'authorization_code_issued', code_id: saved.id, application_id: code.applicationId, user_id: code.userId, pkce: !!code.codeChallenge });
+    this.logger.log({ event: 'authorization_code_issued', code_id: saved.id, application_id: code.applicationId, user_id: code.userId, pkce: !!code.codeChallenge, ...trace });
     return saved;
   }
 
@@ -80,11 +81,11 @@ export class AuthorizationCodes {
    * A second presentation (RFC 6749 §4.1.2): mark the code, then revoke what it issued. Marking
    * waits for a redemption still saving its tokens (it holds the row), so nothing slips through.
    */
-  async replayed(code: AuthorizationCode): Promise<void> {
+  async replayed(code: AuthorizationCode, trace: RequestTrace): Promise<void> {
     await this.transactions.run((manager) => manager.getRepository(AuthorizationCode).update({ id: code.id }, { replayedAt: this.clock.now() }));
     const current = await this.repo.findOneBy({ id: code.id });
-    this.logger.warn({ event: 'authorization_code_replayed', code_id: code.id, application_id: code.applicationId, user_id: code.userId });
-    if (current?.family) await this.revocation.revokeFamily(current.family, 'authorization_code_replayed');
+    this.logger.warn({ event: 'authorization_code_replayed', code_id: code.id, application_id: code.applicationId, user_id: code.userId, ...trace });
+    if (current?.family) await this.revocation.revokeFamily(current.family, 'authorization_code_replayed', trace);
   }
 
   /** Inside the transaction that saves the tokens: holds the code row and refuses a replayed code. */

@@ -10,6 +10,7 @@ import { AuthorizationCodes } from './authorization-codes.service';
 import { AuthorizationRequest, checkAuthorizationRequest, redirectWith, single } from './authorization-request';
 import { GrantUser } from './grant-user';
 import { OAuthClient, toClient, validateScope } from './token-endpoint.model';
+import { RequestTrace } from '../common/request-context';
 
 /**
  * `/api/o/authorize/` behind the pages: validation, then the answer as a redirect URL. Codes are
@@ -39,19 +40,19 @@ export class AuthorizeEndpoint {
   }
 
   /** The user consented (or the application skips consent): where to send the browser. */
-  async grant(request: AuthorizationRequest, user: User): Promise<string> {
+  async grant(request: AuthorizationRequest, user: User, trace: RequestTrace): Promise<string> {
     try {
       this.policy.assertMayHoldTokens(user);
     } catch (err) {
       if (err instanceof ExternalUserRefused) return this.errorRedirect(request, 'access_denied', err.detail);
       throw err;
     }
-    return request.responseType === 'token' ? this.implicit(request, user) : this.code(request, user);
+    return request.responseType === 'token' ? this.implicit(request, user, trace) : this.code(request, user, trace);
   }
 
   /** RFC 6749 §4.2.2: the token in the fragment, never a refresh token. */
-  private async implicit(request: AuthorizationRequest, user: User): Promise<string> {
-    const issued = await this.tokens.issue({ user, application: request.application, scope: request.scope, withRefresh: false });
+  private async implicit(request: AuthorizationRequest, user: User, trace: RequestTrace): Promise<string> {
+    const issued = await this.tokens.issue({ user, application: request.application, scope: request.scope, withRefresh: false, trace });
     return redirectWith(
       request.redirectUri,
       { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: request.scope, state: request.state },
@@ -59,7 +60,7 @@ export class AuthorizeEndpoint {
     );
   }
 
-  private async code(request: AuthorizationRequest, user: User): Promise<string> {
+  private async code(request: AuthorizationRequest, user: User, trace: RequestTrace): Promise<string> {
     const app = request.application;
     const grantUser: GrantUser = { entity: user, redirectUriGiven: request.redirectUriGiven };
     const query: Record<string, string> = { response_type: 'code', client_id: app.clientId, redirect_uri: request.redirectUri, scope: request.scope };
@@ -78,7 +79,7 @@ export class AuthorizeEndpoint {
           scope: (code.scope ?? []).join(' '),
           codeChallenge: code.codeChallenge ?? null,
           codeChallengeMethod: code.codeChallenge ? (code.codeChallengeMethod ?? 'S256') : null,
-        });
+        }, trace);
         return { ...code, client, user: owner };
       },
     };

@@ -8,6 +8,7 @@ import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
 import type { User } from '../users/user.entity';
 import type { AuthorizationCodes } from './authorization-codes.service';
 import { AuthorizeEndpoint } from './authorize-endpoint.service';
+import { NO_REQUEST } from '../common/request-context';
 
 describe('authorization endpoint and external users', () => {
   const settings = { get: () => false } as unknown as SettingsService;
@@ -19,7 +20,7 @@ describe('authorization endpoint and external users', () => {
 
   for (const responseType of ['code', 'token'] as const) {
     it(`answers response_type=${responseType} for an SSO user with access_denied and AWX's reason while ALLOW_OAUTH2_FOR_EXTERNAL_USERS is false`, async () => {
-      const location = await endpoint.grant({ application, redirectUri: 'https://a.example/cb', redirectUriGiven: true, responseType, scope: 'write', state: 's' }, sso);
+      const location = await endpoint.grant({ application, redirectUri: 'https://a.example/cb', redirectUriGiven: true, responseType, scope: 'write', state: 's' }, sso, NO_REQUEST);
       const url = new URL(location);
       const params = new URLSearchParams(responseType === 'code' ? url.search : url.hash.slice(1));
       assert.equal(params.get('error'), 'access_denied');

@@ -14,6 +14,7 @@ import {
   AuthorizationRequest,
   redirectWith,
 } from './authorization-request';
+import { traceOf } from '../common/request-context';
 
 /**
  * `/api/o/authorize/` (RFC 6749 §4.1.1, §4.2.1): public to the global guard because an anonymous
@@ -33,7 +34,7 @@ export class AuthorizeController {
   async show(@Req() req: Request, @Res() res: Response) {
     const params = req.query as Record<string, unknown>;
     await this.answer(req, res, params, async (request, user) => {
-      if (request.application.skipAuthorization) return this.redirect(res, await this.endpoint.grant(request, user.user));
+      if (request.application.skipAuthorization) return this.redirect(res, await this.endpoint.grant(request, user.user, traceOf(req)));
       const parameters: Record<string, string> = {};
       for (const name of AUTHORIZATION_PARAMETERS) if (typeof params[name] === 'string') parameters[name] = params[name] as string;
       const csrfToken = this.csrf.ensureCookie(req, res);
@@ -50,7 +51,7 @@ export class AuthorizeController {
     const params = (req.body ?? {}) as Record<string, unknown>;
     await this.answer(req, res, params, async (request, user) => {
       this.csrf.enforce(req);
-      const target = params.decision === 'authorize' ? await this.endpoint.grant(request, user.user) : this.endpoint.deny(request);
+      const target = params.decision === 'authorize' ? await this.endpoint.grant(request, user.user, traceOf(req)) : this.endpoint.deny(request);
       this.redirect(res, target);
     });
   }

@@ -7,6 +7,7 @@ import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { TokensService } from '../tokens/tokens.service';
 import { clientCredentials, formParameters } from './client-credentials';
+import { RequestTrace, traceOf } from '../common/request-context';
 
 /**
  * `/api/o/revoke_token/` (RFC 7009; the library has no revocation endpoint). The client
@@ -30,31 +31,31 @@ export class RevocationEndpoint {
     const credentials = clientCredentials(req, body);
     const app = await this.applications.findByClientId(credentials.clientId);
     if (!app || !this.applications.authenticates(app, credentials.clientSecret)) {
-      this.logger.warn({ event: 'client_auth_failed', client_id: credentials.clientId, client_ip: clientIp(req), endpoint: 'revoke_token' });
+      this.logger.warn({ event: 'client_auth_failed', client_id: credentials.clientId, client_ip: clientIp(req), endpoint: 'revoke_token', ...traceOf(req) });
       throw new InvalidClientError('Invalid client: client is invalid');
     }
     if (!body.token) throw new InvalidRequestError('Missing parameter: `token`');
     // The hint only orders the lookups; a miss falls back to the other kind (RFC 7009 §2.1).
     const refreshFirst = body.token_type_hint === 'refresh_token';
-    const refresh = () => this.revokeRefresh(body.token, app.id);
-    const access = () => this.revokeAccess(body.token, app.id);
+    const refresh = () => this.revokeRefresh(body.token, app.id, traceOf(req));
+    const access = () => this.revokeAccess(body.token, app.id, traceOf(req));
     for (const lookup of refreshFirst ? [refresh, access] : [access, refresh]) {
       if (await lookup()) return;
     }
   }
 
-  private async revokeAccess(secret: string, applicationId: number): Promise<boolean> {
+  private async revokeAccess(secret: string, applicationId: number, trace: RequestTrace): Promise<boolean> {
     const token = (await this.tokens.findForBearer(secret))?.token;
     if (!token) return false;
-    if (token.applicationId === applicationId) await this.revocation.deleteAccessTokens({ id: token.id }, 'revoke_token');
+    if (token.applicationId === applicationId) await this.revocation.deleteAccessTokens({ id: token.id }, 'revoke_token', trace);
     return true;
   }
 
   /** A refresh token takes its whole grant with it: RFC 7009 §2.1 says its access tokens should go too. */
-  private async revokeRefresh(secret: string, applicationId: number): Promise<boolean> {
+  private async revokeRefresh(secret: string, applicationId: number, trace: RequestTrace): Promise<boolean> {
     const token = await this.refreshTokens.findBySecret(secret);
     if (!token) return false;
-    if (token.applicationId === applicationId && !token.revokedAt) await this.revocation.revokeFamily(token.family, 'revoke_token');
+    if (token.applicationId === applicationId && !token.revokedAt) await this.revocation.revokeFamily(token.family, 'revoke_token', trace);
     return true;
   }
 }

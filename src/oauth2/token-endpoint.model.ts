@@ -23,6 +23,7 @@ import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { GrantUser } from './grant-user';
+import { RequestTrace } from '../common/request-context';
 
 export interface TokenEndpointDeps {
   applications: ApplicationsService;
@@ -62,6 +63,7 @@ export class TokenEndpointModel {
   constructor(
     private readonly deps: TokenEndpointDeps,
     private readonly clientIp: string,
+    private readonly trace: RequestTrace,
   ) {}
 
   validateScope = validateScope;
@@ -69,7 +71,7 @@ export class TokenEndpointModel {
   async getClient(clientId: string, clientSecret?: string): Promise<OAuthClient | null> {
     const app = await this.deps.applications.findByClientId(clientId);
     if (!app || !this.deps.applications.authenticates(app, clientSecret)) {
-      this.logger.warn({ event: 'client_auth_failed', client_id: clientId, client_ip: this.clientIp, known: !!app });
+      this.logger.warn({ event: 'client_auth_failed', client_id: clientId, client_ip: this.clientIp, known: !!app, ...this.trace });
       return null;
     }
     return toClient(app);
@@ -78,7 +80,7 @@ export class TokenEndpointModel {
   /** The password grant checks credentials where the login form and basic auth do (one throttle later). */
   async getUser(username: string, password: string): Promise<GrantUser | null> {
     try {
-      const user = await this.deps.credentials.check({ username, password, clientIp: this.clientIp, path: 'password_grant' });
+      const user = await this.deps.credentials.check({ username, password, clientIp: this.clientIp, path: 'password_grant', trace: this.trace });
       return { entity: user };
     } catch (err) {
       if (err instanceof AuthError) return null;
@@ -99,6 +101,7 @@ export class TokenEndpointModel {
       family: user.refreshToken?.family ?? user.family,
       familyStarted: user.refreshToken?.familyStarted,
       secrets: { token: token.accessToken, refresh: token.refreshToken },
+      trace: this.trace,
     };
     try {
       const issued = await this.deps.transactions.run(async (manager) => {
@@ -130,7 +133,7 @@ export class TokenEndpointModel {
     const code = await this.deps.codes.findBySecret(secret);
     if (!code) return null;
     if (code.usedAt) {
-      await this.deps.codes.replayed(code);
+      await this.deps.codes.replayed(code, this.trace);
       throw new InvalidGrantError('Invalid grant: authorization code has already been used');
     }
     if (this.deps.codes.isExpired(code)) throw new InvalidGrantError('Invalid grant: authorization code has expired');
@@ -152,7 +155,7 @@ export class TokenEndpointModel {
     const user = code.user as GrantUser;
     const family = await this.deps.codes.redeem(user.code!);
     if (!family) {
-      await this.deps.codes.replayed(user.code!);
+      await this.deps.codes.replayed(user.code!, this.trace);
       return false;
     }
     user.family = family;
@@ -163,7 +166,7 @@ export class TokenEndpointModel {
     const token = await this.deps.refreshTokens.findBySecret(secret);
     if (!token) return null;
     if (token.revokedAt) {
-      await this.deps.refreshTokens.reused(token);
+      await this.deps.refreshTokens.reused(token, this.trace);
       throw new InvalidGrantError('Invalid grant: refresh token is invalid');
     }
     if (this.deps.refreshTokens.familyExpired(token)) throw new InvalidGrantError('Invalid grant: refresh token has expired');
@@ -181,6 +184,6 @@ export class TokenEndpointModel {
 
   async revokeToken(token: LibraryRefreshToken): Promise<boolean> {
     const row = (token.user as GrantUser).refreshToken;
-    return !!row && this.deps.refreshTokens.rotate(row);
+    return !!row && this.deps.refreshTokens.rotate(row, this.trace);
   }
 }

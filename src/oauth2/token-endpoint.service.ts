@@ -14,6 +14,7 @@ import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
 import { ExactRedirectCodeGrant, NarrowingRefreshGrant } from './grant-types';
 import { TokenEndpointModel } from './token-endpoint.model';
+import { traceOf } from '../common/request-context';
 
 const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token']);
 
@@ -73,6 +74,7 @@ export class TokenEndpoint {
         policy: this.policy,
       },
       clientIp(req),
+      traceOf(req),
     );
     const lifetimes = this.settings.get('OAUTH2_PROVIDER');
     const response = new Response();

@@ -7,6 +7,7 @@ import { User } from '../users/user.entity';
 import { CsrfService } from './csrf.service';
 import { SessionCookies } from './session-cookies';
 import { SessionsService } from './sessions.service';
+import { traceOf } from '../common/request-context';
 
 /**
  * Logs a user in on this browser exactly as every login path must (SPEC §2, §7): the form login and
@@ -28,13 +29,13 @@ export class SessionLogin {
 
   async start(req: Request, res: Response, user: User, method: string): Promise<void> {
     await this.endPresented(req, 'logged_out');
-    const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''));
+    const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''), traceOf(req));
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
     this.csrf.ensureCookie(req, res, true);
     this.metrics.logins.inc({ method, outcome: 'success' });
-    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id });
+    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id, ...traceOf(req) });
   }
 
   /** Ends the live session this browser presents, if any; returns its user. */
@@ -43,7 +44,7 @@ export class SessionLogin {
     if (typeof token !== 'string' || !token) return null;
     const found = await this.sessions.resolve(token);
     if (!found || found.session.endedAt) return null;
-    await this.sessions.end({ ids: [found.session.id] }, reason);
+    await this.sessions.end({ ids: [found.session.id] }, reason, traceOf(req));
     return found.user;
   }
 }

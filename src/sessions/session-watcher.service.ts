@@ -5,6 +5,7 @@ import { Clock } from '../common/clock';
 import { SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { NO_REQUEST } from '../common/request-context';
 
 /** How often a node reads the watched sessions: well inside the 10 seconds of SPEC §13. */
 export const WATCH_INTERVAL_MS = 2000;
@@ -101,7 +102,8 @@ export class SessionWatcher implements OnModuleDestroy {
     if (!row?.user) return this.finish(entry, null);
     // The same rule as every request's (the session strategy's); a deactivation ends the row itself.
     const reason = this.sessions.validate(row, row.user, now);
-    if (reason && !row.endedAt) await this.sessions.end({ ids: [row.id] }, reason);
+    // One loop watches the streams of many requests: its writes belong to none of them.
+    if (reason && !row.endedAt) await this.sessions.end({ ids: [row.id] }, reason, NO_REQUEST);
     if (reason) return this.finish(entry, reason);
     if (row.expires.getTime() !== entry.lastExpires) {
       entry.lastExpires = row.expires.getTime();

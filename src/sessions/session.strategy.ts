@@ -10,6 +10,7 @@ import { SessionCookies } from './session-cookies';
 import { ResolvedSession, SessionsService } from './sessions.service';
 import type { Session } from './session.entity';
 import { isQuietRequest } from './quiet-session';
+import { traceOf } from '../common/request-context';
 
 /**
  * Session authentication: a cookie naming a live session decides; one naming an ended session gets
@@ -53,7 +54,7 @@ export class SessionStrategy extends Strategy implements CredentialStrategy {
 
   /** An ended session: 401 with its reason, unless an Authorization header is there to decide instead. */
   private async refuse(req: CredentialRequest, session: Session, reason: SessionEndReason): Promise<undefined> {
-    if (!session.endedAt) await this.sessions.end({ ids: [session.id] }, reason);
+    if (!session.endedAt) await this.sessions.end({ ids: [session.id] }, reason, traceOf(req));
     if (req.headers.authorization) return undefined;
     throw sessionEnded(reason);
   }

@@ -6,6 +6,7 @@ import { Account, CurrentPrincipal, Principal } from '../common/principal';
 import { UsersService } from '../users/users.service';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 function serializeSession(session: Session, principal: Principal): Record<string, unknown> {
   return {
@@ -51,10 +52,10 @@ export class SessionsController {
 
   @Delete('me/sessions/:id')
   @HttpCode(204)
-  async endMine(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+  async endMine(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
     // That one row, by id and owner: never the whole list.
     if (!(await this.sessions.liveQuery(principal.user).andWhere('s.id = :id', { id }).getCount())) throw new NotFound();
-    await this.sessions.end({ ids: [id], userId: principal.user.id }, 'ended_by_user');
+    await this.sessions.end({ ids: [id], userId: principal.user.id }, 'ended_by_user', trace);
   }
 
   @Get('users/:id/sessions')
@@ -65,10 +66,10 @@ export class SessionsController {
 
   @Delete('users/:id/sessions')
   @HttpCode(204)
-  async endAllOfUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+  async endAllOfUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
     await this.users.getOr404(id);
-    await this.sessions.endAllOf(id, 'revoked_by_admin');
+    await this.sessions.endAllOf(id, 'revoked_by_admin', trace);
   }
 
   /** The owner's sessions cut-off decides which rows are still live: the row this request read, or read afresh. */

@@ -33,9 +33,9 @@ export class SessionsModule implements OnModuleInit {
     this.metrics.setLiveSessionsSource(() => this.sessions.countLive());
     this.events.subscribe(async (event) => {
       if (event.type === 'password_changed') {
-        await this.sessions.endAllOf(event.userId, 'password_changed', event.keepSessionId ?? null);
+        await this.sessions.endAllOf(event.userId, 'password_changed', event.trace, event.keepSessionId ?? null);
       } else if (event.type === 'deactivated') {
-        await this.sessions.endAllOf(event.userId, 'user_disabled');
+        await this.sessions.endAllOf(event.userId, 'user_disabled', event.trace);
       }
     });
   }

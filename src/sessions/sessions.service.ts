@@ -16,6 +16,7 @@ import { CLEANUP_BATCH, latest, RevocationJobs } from '../users/revocation-jobs'
 import { User } from '../users/user.entity';
 import { isSessionEndReason, SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
+import { RequestTrace } from '../common/request-context';
 
 export interface NewSession {
   token: string;
@@ -65,7 +66,7 @@ export class SessionsService {
     return this.dataSource.getRepository(Session);
   }
 
-  async create(user: User, ipAddress: string, userAgent: string): Promise<NewSession> {
+  async create(user: User, ipAddress: string, userAgent: string, trace: RequestTrace): Promise<NewSession> {
     const perUser = this.settings.get('SESSIONS_PER_USER');
     const perIp = this.settings.get('SESSIONS_PER_IP');
     const locks = [perUser > 0 ? `user:${user.id}` : null, perIp > 0 ? `ip:${ipAddress}` : null].filter((l): l is string => !!l).sort();
@@ -98,7 +99,7 @@ export class SessionsService {
     });
     if (ended.length) this.metrics.sessionsEnded.inc({ reason: 'session_limit' }, ended.length);
     for (const s of ended) {
-      this.logger.log({ event: 'session_ended', reason: 'session_limit', session_id: s.id, user_id: s.userId, client_ip: s.ipAddress });
+      this.logger.log({ event: 'session_ended', reason: 'session_limit', session_id: s.id, user_id: s.userId, client_ip: s.ipAddress, ...trace });
     }
     return { token, session, timeoutSeconds: Math.max(0, Math.floor((session.expires.getTime() - session.created.getTime()) / 1000)) };
   }
@@ -195,7 +196,7 @@ export class SessionsService {
   }
 
   /** Ends the given live sessions (by id, and owner when given) with a reason; returns how many it ended. */
-  async end(where: { ids: number[]; userId?: number }, reason: SessionEndReason): Promise<number> {
+  async end(where: { ids: number[]; userId?: number }, reason: SessionEndReason, trace: RequestTrace): Promise<number> {
     if (!where.ids.length) return 0;
     const now = this.clock.now();
     const qb = this.repo.createQueryBuilder().update(Session).set({ endedAt: now, endedReason: reason }).where('ended_at IS NULL');
@@ -203,7 +204,7 @@ export class SessionsService {
     if (where.userId !== undefined) qb.andWhere('user_id = :userId', { userId: where.userId });
     const count = (await qb.execute()).affected ?? 0;
     if (count) this.metrics.sessionsEnded.inc({ reason }, count);
-    if (count) this.logger.log({ event: 'session_ended', reason, count, user_id: where.userId, session_ids: where.ids });
+    if (count) this.logger.log({ event: 'session_ended', reason, count, user_id: where.userId, session_ids: where.ids, ...trace });
     return count;
   }
 
@@ -212,7 +213,7 @@ export class SessionsService {
    * the user's cut-off, which the validity rule reads on every node at the next request, and a clean-up
    * job that stamps the rows afterwards in batches. The answer never waits for the rows.
    */
-  async endAllOf(userId: number, reason: SessionEndReason, keptId: number | null = null): Promise<void> {
+  async endAllOf(userId: number, reason: SessionEndReason, trace: RequestTrace, keptId: number | null = null): Promise<void> {
     const now = this.clock.now();
     await this.transactions.run(async (manager) => {
       // Never before the newest existing session: one stamped by a node whose clock runs ahead is covered too.
@@ -221,7 +222,7 @@ export class SessionsService {
       await manager.getRepository(User).update({ id: userId }, { sessionsEndedBefore: cutoff, sessionsEndReason: reason, sessionsKeptId: keptId });
       await this.jobs.add(manager, { kind: 'sessions', userId, cutoff, reason, keptId, created: now });
     });
-    this.logger.log({ event: 'sessions_cut_off', reason, user_id: userId, kept_session_id: keptId ?? undefined });
+    this.logger.log({ event: 'sessions_cut_off', reason, user_id: userId, kept_session_id: keptId ?? undefined, ...trace });
   }
 
   /** Every live session of every user (`expire_sessions` without `--user`), in batches; returns how many. */

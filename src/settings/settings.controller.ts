@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query } fro
 import { BadRequest, PermissionDenied } from '../common/errors';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { ALL_SETTINGS, SettingsService } from './settings.service';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 const CATEGORY_NAMES: Record<string, string> = {
   all: 'All',
@@ -36,22 +37,22 @@ export class SettingsController {
   }
 
   @Put(':slug')
-  replace(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Body() body: unknown) {
+  replace(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     this.requireSuperuser(principal);
-    return this.settings.update(slug, body, principal.user.username);
+    return this.settings.update(slug, body, principal.user.username, trace);
   }
 
   @Patch(':slug')
-  patch(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Body() body: unknown) {
+  patch(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     this.requireSuperuser(principal);
-    return this.settings.update(slug, body, principal.user.username);
+    return this.settings.update(slug, body, principal.user.username, trace);
   }
 
   @Delete(':slug')
   @HttpCode(204)
-  async reset(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string) {
+  async reset(@CurrentPrincipal() principal: Principal, @Param('slug') slug: string, @CurrentTrace() trace: RequestTrace) {
     this.requireSuperuser(principal);
-    await this.settings.reset(slug, principal.user.username);
+    await this.settings.reset(slug, principal.user.username, trace);
   }
 
   private requireReader(principal: Principal): void {

@@ -9,6 +9,7 @@ import { validateValue } from '../common/validation';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
 import { ENCRYPTED_PLACEHOLDER, SettingDefinition } from './setting-definition';
 import { Setting } from './setting.entity';
+import { RequestTrace } from '../common/request-context';
 
 /** How often a node re-reads the settings table: changes made elsewhere show within a second. */
 export const SETTINGS_REFRESH_MS = 400;
@@ -125,7 +126,7 @@ export class SettingsService implements OnModuleInit {
   }
 
   /** Validates every given key (400 naming each bad field), then stores them in one transaction. */
-  async update(category: string, body: unknown, actor: string): Promise<Record<string, unknown>> {
+  async update(category: string, body: unknown, actor: string, trace: RequestTrace): Promise<Record<string, unknown>> {
     const defs = new Map(this.categoryDefinitions(category).map((d) => [d.key, d]));
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw new FieldErrors({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
@@ -158,12 +159,12 @@ export class SettingsService implements OnModuleInit {
       }
     });
     await this.reload();
-    this.logger.log({ event: 'settings_changed', category, keys: [...changes.keys()], user: actor });
+    this.logger.log({ event: 'settings_changed', category, keys: [...changes.keys()], user: actor, ...trace });
     return this.read(category);
   }
 
   /** Stores one value with its definition's validation but no category checks (management commands). */
-  async store(key: string, value: unknown, actor: string): Promise<void> {
+  async store(key: string, value: unknown, actor: string, trace: RequestTrace): Promise<void> {
     const def = this.definitions.get(key);
     if (!def) throw new NotFound(`Unknown setting ${key}.`);
     const clean = validateValue(def.schema, value, key);
@@ -173,15 +174,15 @@ export class SettingsService implements OnModuleInit {
     const updated = await repo.update({ key }, { value: stored, modified: now });
     if (!updated.affected) await repo.insert({ key, value: stored, created: now, modified: now });
     await this.reload();
-    this.logger.log({ event: 'settings_changed', category: def.category, keys: [key], user: actor });
+    this.logger.log({ event: 'settings_changed', category: def.category, keys: [key], user: actor, ...trace });
   }
 
   /** Resets every writable key of the category to its default (AWX DELETE). */
-  async reset(category: string, actor: string): Promise<void> {
+  async reset(category: string, actor: string, trace: RequestTrace): Promise<void> {
     const keys = this.categoryDefinitions(category).filter((d) => !d.readOnly).map((d) => d.key);
     await this.dataSource.getRepository(Setting).delete({ key: In(keys) });
     await this.reload();
-    this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor });
+    this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor, ...trace });
   }
 
   /** Is any single sign-on method configured? (AWX refuses DISABLE_LOCAL_AUTH otherwise.) */

@@ -9,6 +9,7 @@ import { UserInput, UsersService } from '../users/users.service';
 import type { ExternalIdentity } from './external-identity';
 import { SocialAuth } from './social-auth.entity';
 import { SsoFailure } from './sso-failure';
+import { RequestTrace } from '../common/request-context';
 
 const MAX_USERNAME = 150;
 const MAX_SUFFIX_TRIES = 100;
@@ -34,12 +35,12 @@ export class SsoUsers {
     private readonly clock: Clock,
   ) {}
 
-  async resolve(identity: ExternalIdentity): Promise<User> {
+  async resolve(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const link = await this.links.findOneBy({ provider: identity.provider, uid: identity.uid });
     const user = link ? await this.users.findById(link.userId) : null;
-    if (!user) return this.createLinked(identity);
+    if (!user) return this.createLinked(identity, trace);
     if (!user.isActive) throw new SsoFailure('inactive', 'user is inactive');
-    return this.refresh(user, identity);
+    return this.refresh(user, identity, trace);
   }
 
   /** The linked identities of each user, for the users API's `auth` field. */
@@ -51,7 +52,7 @@ export class SsoUsers {
     return out;
   }
 
-  private async createLinked(identity: ExternalIdentity): Promise<User> {
+  private async createLinked(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const base = cleanUsername(identity.username) || cleanUsername(identity.email?.split('@')[0]) || 'user';
     const input: Partial<UserInput> = {
       first_name: (identity.firstName ?? '').slice(0, 150),
@@ -65,7 +66,7 @@ export class SsoUsers {
       const suffix = n === 1 ? '' : `-${n}`;
       const username = base.slice(0, MAX_USERNAME - suffix.length) + suffix;
       try {
-        user = await this.users.create({ ...input, username }, { externalAccount: 'social' });
+        user = await this.users.create({ ...input, username }, trace, { externalAccount: 'social' });
       } catch (err) {
         // Taken (checked case-insensitively), or taken between the check and the insert.
         if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
@@ -77,15 +78,15 @@ export class SsoUsers {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // The same identity's first login raced us on another request and won: use its user.
-      await this.users.remove(user);
-      return this.resolve(identity);
+      await this.users.remove(user, trace);
+      return this.resolve(identity, trace);
     }
-    this.logger.log({ event: 'sso_user_created', provider: identity.provider, user_id: user.id, username: user.username });
+    this.logger.log({ event: 'sso_user_created', provider: identity.provider, user_id: user.id, username: user.username, ...trace });
     return user;
   }
 
   /** Names and email follow the provider when it sends them; mapped flags follow the attributes. */
-  private async refresh(user: User, identity: ExternalIdentity): Promise<User> {
+  private async refresh(user: User, identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const changes: Partial<UserInput> = {};
     if (identity.firstName !== undefined && identity.firstName.slice(0, 150) !== user.firstName) changes.first_name = identity.firstName.slice(0, 150);
     if (identity.lastName !== undefined && identity.lastName.slice(0, 150) !== user.lastName) changes.last_name = identity.lastName.slice(0, 150);
@@ -95,7 +96,7 @@ export class SsoUsers {
       changes.is_system_auditor = identity.isSystemAuditor;
     }
     if (!Object.keys(changes).length) return user;
-    this.logger.log({ event: 'sso_user_updated', provider: identity.provider, user_id: user.id, fields: Object.keys(changes) });
-    return this.users.update(user, changes);
+    this.logger.log({ event: 'sso_user_updated', provider: identity.provider, user_id: user.id, fields: Object.keys(changes), ...trace });
+    return this.users.update(user, changes, trace);
   }
 }

@@ -21,6 +21,7 @@ import { SsoMethods } from './sso-methods';
 import { SsoPassport, StrategyOutcome } from './sso-passport';
 import { SsoStateService } from './sso-state.service';
 import { SsoUsers } from './sso-users.service';
+import { traceOf } from '../common/request-context';
 
 /** Cookie binding a pending OIDC login to this browser; its value is a random handle, stored hashed. */
 const OIDC_COOKIE = 'sso_oidc';
@@ -176,9 +177,9 @@ export class SsoController {
 
   /** Success: the same session, cookies and headers as the form login (SPEC §2), then `next`. */
   private async logIn(req: Request, res: Response, kind: Kind, identity: ExternalIdentity, next: string): Promise<void> {
-    const user = await this.users.resolve(identity);
+    const user = await this.users.resolve(identity, traceOf(req));
     await this.sessionLogin.start(req, res, user, kind);
-    this.logger.log({ event: 'sso_login', outcome: 'success', provider: identity.provider, user_id: user.id, client_ip: clientIp(req) });
+    this.logger.log({ event: 'sso_login', outcome: 'success', provider: identity.provider, user_id: user.id, client_ip: clientIp(req), ...traceOf(req) });
     redirect(res, next || DEFAULT_REDIRECT);
   }
 
@@ -197,6 +198,7 @@ export class SsoController {
       reason: failure.code,
       detail: failure.detail,
       client_ip: clientIp(req),
+      ...traceOf(req),
     });
     const query = new URLSearchParams({ sso_error: failure.code });
     if (next) query.set('next', next);

@@ -11,6 +11,7 @@ import { canManageApplication, canSeeApplication, serializeApplication } from '.
 import { ApplicationInput, ApplicationsService } from './applications.service';
 import { redirectUriProblems } from './redirect-uris';
 import { TokenResources } from './token-resources.service';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 /** The body of POST `/api/v2/applications/`. */
 const CREATE_BODY = z.object({
@@ -45,12 +46,12 @@ export class ApplicationsController {
   }
 
   @Post()
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     const input = validateBody(CREATE_BODY, body);
     if (input.skip_authorization && !principal.user.isSuperuser) throw new PermissionDenied();
     const problems = redirectUriProblems(input.redirect_uris ?? '', input.authorization_grant_type);
     if (problems.length) throw new FieldErrors({ redirect_uris: problems });
-    const { application, secret } = await this.applications.create(principal.user.id, input as ApplicationInput);
+    const { application, secret } = await this.applications.create(principal.user.id, input as ApplicationInput, trace);
     return serializeApplication(application, principal.user, secret);
   }
 
@@ -60,21 +61,21 @@ export class ApplicationsController {
   }
 
   @Put(':id')
-  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.change(principal, id, body, false);
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    return this.change(principal, id, body, false, trace);
   }
 
   @Patch(':id')
-  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.change(principal, id, body, true);
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    return this.change(principal, id, body, true, trace);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
     const app = await this.visible(principal, id);
     if (!canManageApplication(principal.user, app)) throw new PermissionDenied();
-    await this.applications.remove(app);
+    await this.applications.remove(app, trace);
   }
 
   @Get(':id/tokens')
@@ -85,12 +86,12 @@ export class ApplicationsController {
 
   /** A token of this application for the caller (AWX: body `description` and `scope` only). */
   @Post(':id/tokens')
-  async createToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+  async createToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     const app = await this.visible(principal, id);
-    return this.tokens.create(principal, body, 'none', app);
+    return this.tokens.create(principal, trace, body, 'none', app);
   }
 
-  private async change(principal: Principal, id: number, body: unknown, partial: boolean) {
+  private async change(principal: Principal, id: number, body: unknown, partial: boolean, trace: RequestTrace) {
     const app = await this.visible(principal, id);
     if (!canManageApplication(principal.user, app)) throw new PermissionDenied();
     const input = validateBody(CHANGE_BODY, body, { partial });
@@ -99,7 +100,7 @@ export class ApplicationsController {
     }
     const problems = redirectUriProblems(input.redirect_uris ?? app.redirectUris, app.authorizationGrantType);
     if (problems.length) throw new FieldErrors({ redirect_uris: problems });
-    const updated = await this.applications.update(app, input);
+    const updated = await this.applications.update(app, input, trace);
     return serializeApplication(updated, principal.user);
   }
 

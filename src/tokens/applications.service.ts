@@ -6,6 +6,7 @@ import { NotFound } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { Application, ClientType, GrantType } from './application.entity';
 import { newSecret, randomBase62, secretHash } from './token-secrets';
+import { RequestTrace } from '../common/request-context';
 
 export interface ApplicationInput {
   name: string;
@@ -37,7 +38,7 @@ export class ApplicationsService {
     return this.dataSource.getRepository(Application);
   }
 
-  async create(ownerId: number, input: ApplicationInput): Promise<{ application: Application; secret: string | null }> {
+  async create(ownerId: number, input: ApplicationInput, trace: RequestTrace): Promise<{ application: Application; secret: string | null }> {
     const now = this.clock.now();
     const secret = input.client_type === 'confidential' ? newSecret('clientSecret') : null;
     const values = {
@@ -55,7 +56,7 @@ export class ApplicationsService {
     };
     const result = await this.repo.insert(values);
     const application = await this.getOr404(result.identifiers[0].id as number);
-    this.logger.log({ event: 'application_created', application_id: application.id, user_id: ownerId, client_type: input.client_type, grant_type: input.authorization_grant_type });
+    this.logger.log({ event: 'application_created', application_id: application.id, user_id: ownerId, client_type: input.client_type, grant_type: input.authorization_grant_type, ...trace });
     return { application, secret };
   }
 
@@ -80,21 +81,21 @@ export class ApplicationsService {
   }
 
   /** Client type and grant type are fixed at creation (AWX makes the grant type read-only too). */
-  async update(app: Application, input: Partial<ApplicationInput>): Promise<Application> {
+  async update(app: Application, input: Partial<ApplicationInput>, trace: RequestTrace): Promise<Application> {
     const changes: Partial<Application> = { modified: this.clock.now() };
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     if (input.redirect_uris !== undefined) changes.redirectUris = input.redirect_uris;
     if (input.skip_authorization !== undefined) changes.skipAuthorization = input.skip_authorization;
     await this.repo.update({ id: app.id }, changes);
-    this.logger.log({ event: 'application_updated', application_id: app.id, fields: Object.keys(input) });
+    this.logger.log({ event: 'application_updated', application_id: app.id, fields: Object.keys(input), ...trace });
     return this.getOr404(app.id);
   }
 
   /** Deleting an application deletes its tokens and codes with it (foreign keys cascade). */
-  async remove(app: Application): Promise<void> {
+  async remove(app: Application, trace: RequestTrace): Promise<void> {
     await this.repo.delete({ id: app.id });
-    this.logger.log({ event: 'application_deleted', application_id: app.id });
+    this.logger.log({ event: 'application_deleted', application_id: app.id, ...trace });
   }
 
   /** Confidential clients must present their secret; public clients have none to present. */

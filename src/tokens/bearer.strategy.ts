@@ -10,6 +10,7 @@ import { SampledLog } from '../common/sampled-log';
 import { LastUsedBuffer } from './last-used.buffer';
 import { effectiveScope } from './scopes';
 import { BearerLookup, TokensService } from './tokens.service';
+import { RequestTrace, traceOf } from '../common/request-context';
 
 /** RFC 6750 b64token. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -44,18 +45,18 @@ export class BearerStrategy extends Strategy implements CredentialStrategy {
     if (!match) return this.pass();
     const secret = (match[1] ?? '').trim();
     if (!B64TOKEN.test(secret)) return this.error(new AuthError('invalid_token'));
-    report(this, () => andThen(this.tokens.findForBearer(secret), (found) => this.verify(found, clientIp(req))));
+    report(this, () => andThen(this.tokens.findForBearer(secret), (found) => this.verify(found, clientIp(req), traceOf(req))));
   }
 
-  private verify(found: BearerLookup | null, clientIp: string): Principal {
+  private verify(found: BearerLookup | null, clientIp: string, trace: RequestTrace): Principal {
     const token = found?.token;
     const refusal = this.tokens.validate(token ?? null, token?.user ?? null, undefined, found?.systemCutoff ?? null);
     if (refusal || !token?.user) {
-      this.logger.warn({ event: 'api_auth', method: 'token', outcome: refusal, token_id: token?.id, user_id: token?.userId, client_ip: clientIp });
+      this.logger.warn({ event: 'api_auth', method: 'token', outcome: refusal, token_id: token?.id, user_id: token?.userId, client_ip: clientIp, ...trace });
       throw new AuthError(refusal ?? 'invalid_token');
     }
     this.lastUsed.touch(token.id);
-    this.uses.log(`${token.id}|${clientIp}`, { event: 'api_auth', method: 'token', outcome: 'success', token_id: token.id, user_id: token.userId, client_ip: clientIp });
+    this.uses.log(`${token.id}|${clientIp}`, { event: 'api_auth', method: 'token', outcome: 'success', token_id: token.id, user_id: token.userId, client_ip: clientIp, ...trace });
     return { user: token.user, method: 'token', scope: effectiveScope(token.scope), credentialId: token.id };
   }
 }

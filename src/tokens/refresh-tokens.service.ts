@@ -9,6 +9,7 @@ import { revokedByCutoff } from './revocation-cutoff.entity';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokensService } from './tokens.service';
 import { secretHash } from './token-secrets';
+import { RequestTrace } from '../common/request-context';
 
 /**
  * Refresh-token rotation (RFC 9700 §4.14.2): each use retires the token by compare-and-swap; a
@@ -46,20 +47,20 @@ export class RefreshTokensService {
    * use wins. The winner's old access token goes with it (DOT deletes it on refresh too); a loser
    * is a replay and revokes the family.
    */
-  async rotate(token: RefreshToken): Promise<boolean> {
+  async rotate(token: RefreshToken, trace: RequestTrace): Promise<boolean> {
     const now = this.clock.now();
     const result = await this.dataSource.getRepository(RefreshToken).update({ id: token.id, revokedAt: IsNull() }, { revokedAt: now, modified: now });
     if (result.affected !== 1) {
-      await this.reused(token);
+      await this.reused(token, trace);
       return false;
     }
-    if (token.accessTokenId) await this.revocation.deleteAccessTokens({ id: token.accessTokenId }, 'refresh_token_rotated');
-    this.logger.log({ event: 'refresh_token_rotated', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId });
+    if (token.accessTokenId) await this.revocation.deleteAccessTokens({ id: token.accessTokenId }, 'refresh_token_rotated', trace);
+    this.logger.log({ event: 'refresh_token_rotated', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId, ...trace });
     return true;
   }
 
-  async reused(token: RefreshToken): Promise<void> {
-    this.logger.warn({ event: 'refresh_token_reused', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId });
-    await this.revocation.revokeFamily(token.family, 'refresh_token_reused');
+  async reused(token: RefreshToken, trace: RequestTrace): Promise<void> {
+    this.logger.warn({ event: 'refresh_token_reused', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId, ...trace });
+    await this.revocation.revokeFamily(token.family, 'refresh_token_reused', trace);
   }
 }

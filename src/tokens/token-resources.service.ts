@@ -15,6 +15,7 @@ import { LastUsedBuffer } from './last-used.buffer';
 import { DEFAULT_SCOPE, parseScope, SCOPE_MESSAGE } from './scopes';
 import { serializeToken } from './token.serializer';
 import { TokensService } from './tokens.service';
+import { RequestTrace } from '../common/request-context';
 
 /** `read`, `write` or both, normalised; any other value gets AWX's one message. */
 const scope = z.unknown().transform((value, ctx) => {
@@ -52,7 +53,7 @@ export class TokenResources {
   ) {}
 
   /** Creates a token for the caller; `fixedApplication` is the application of `/applications/N/tokens/`. */
-  async create(principal: Principal, body: unknown, applicationRule: ApplicationRule, fixedApplication?: Application) {
+  async create(principal: Principal, trace: RequestTrace, body: unknown, applicationRule: ApplicationRule, fixedApplication?: Application) {
     const input = validateBody(CREATE_TOKEN_BODY, body ?? {});
     let application: Application | null = fixedApplication ?? null;
     if (!fixedApplication && applicationRule !== 'none' && input.application != null) {
@@ -69,6 +70,7 @@ export class TokenResources {
       scope: input.scope ?? DEFAULT_SCOPE,
       description: input.description ?? '',
       withRefresh: !!application && grantsOf(application).includes('refresh_token'),
+      trace,
     });
     return serializeToken(issued.accessToken, {
       secret: issued.token,

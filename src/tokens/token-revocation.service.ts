@@ -17,6 +17,7 @@ import { LastUsedBuffer } from './last-used.buffer';
 import { RefreshToken } from './refresh-token.entity';
 import { RevocationCutoff } from './revocation-cutoff.entity';
 import { markFamilyRevoked } from './token-families';
+import { RequestTrace } from '../common/request-context';
 
 export interface RevokedCounts {
   accessTokens: number;
@@ -54,37 +55,37 @@ export class TokenRevocationService implements OnModuleInit {
   onModuleInit(): void {
     this.events.subscribe(async (event) => {
       if (event.type === 'deactivated' || event.type === 'deleted') {
-        await this.revokeForUser(event.userId, event.type === 'deleted' ? 'user_deleted' : 'user_disabled');
+        await this.revokeForUser(event.userId, event.type === 'deleted' ? 'user_deleted' : 'user_disabled', event.trace);
       }
     });
   }
 
   /** One access token; deleting it also ends the grant it belongs to (its refresh token), unlike AWX. */
-  async revokeAccessToken(token: AccessToken, reason: string): Promise<void> {
-    if (token.family) await this.revokeFamily(token.family, reason);
-    else await this.deleteAccessTokens({ id: token.id }, reason);
+  async revokeAccessToken(token: AccessToken, reason: string, trace: RequestTrace): Promise<void> {
+    if (token.family) await this.revokeFamily(token.family, reason, trace);
+    else await this.deleteAccessTokens({ id: token.id }, reason, trace);
   }
 
   /** Only the access token (RFC 7009 revocation of an access token; the refresh token lives on). */
-  async deleteAccessTokens(where: FindOptionsWhere<AccessToken>, reason: string, manager?: EntityManager): Promise<number> {
+  async deleteAccessTokens(where: FindOptionsWhere<AccessToken>, reason: string, trace: RequestTrace, manager?: EntityManager): Promise<number> {
     const repo = (manager ?? this.dataSource.manager).getRepository(AccessToken);
     const ids = (await repo.find({ select: { id: true }, where })).map((t) => t.id);
     if (!ids.length) return 0;
     const result = await repo.delete({ id: In(ids) });
     this.lastUsed.forget(ids);
     this.metrics.tokensRevoked.inc(ids.length);
-    this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason });
+    this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason, ...trace });
     return result.affected ?? ids.length;
   }
 
   /** Every token of one grant: refresh tokens stamped revoked, access tokens deleted. */
-  async revokeFamily(family: string, reason: string): Promise<RevokedCounts> {
+  async revokeFamily(family: string, reason: string, trace: RequestTrace): Promise<RevokedCounts> {
     return this.transactions.run(async (manager) => {
       // First, under the family's lock: no token can be issued into it any more, however the requests raced.
       await markFamilyRevoked(manager, family, this.transactions.isMysql, this.clock.now());
       const refreshTokens = await this.stampRefreshTokens({ family, revokedAt: IsNull() }, manager);
-      const accessTokens = await this.deleteAccessTokens({ family }, reason, manager);
-      this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens });
+      const accessTokens = await this.deleteAccessTokens({ family }, reason, trace, manager);
+      this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens, ...trace });
       return { accessTokens, refreshTokens };
     });
   }
@@ -94,7 +95,7 @@ export class TokenRevocationService implements OnModuleInit {
    * their number (issue 21): one write of the user's cut-off, which every bearer request and refresh grant
    * compares with the token's creation, plus a clean-up job that deletes the rows afterwards in batches.
    */
-  async revokeForUser(userId: number, reason: string): Promise<void> {
+  async revokeForUser(userId: number, reason: string, trace: RequestTrace): Promise<void> {
     const now = this.clock.now();
     await this.transactions.run(async (manager) => {
       const cutoff = await this.newestOr(manager, now, 'WHERE user_id = ?', [userId]);
@@ -102,11 +103,11 @@ export class TokenRevocationService implements OnModuleInit {
       await this.jobs.add(manager, { kind: 'tokens', userId, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
       await manager.getRepository(AuthorizationCode).delete({ userId });
     });
-    this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason });
+    this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason, ...trace });
   }
 
   /** Every token in the system (superuser API, `revoke_oauth2_tokens --all`): the system cut-off, then clean-up. */
-  async revokeAll(reason: string): Promise<void> {
+  async revokeAll(reason: string, trace: RequestTrace): Promise<void> {
     const now = this.clock.now();
     await this.transactions.run(async (manager) => {
       const cutoff = await this.newestOr(manager, now, '', []);
@@ -114,7 +115,7 @@ export class TokenRevocationService implements OnModuleInit {
       await this.jobs.add(manager, { kind: 'tokens', userId: null, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
       await manager.getRepository(AuthorizationCode).createQueryBuilder().delete().execute();
     });
-    this.logger.log({ event: 'all_tokens_revoked', reason });
+    this.logger.log({ event: 'all_tokens_revoked', reason, ...trace });
   }
 
   /** The cut-off: now, or the newest token it covers if a node whose clock runs ahead stamped one later (index reads). */

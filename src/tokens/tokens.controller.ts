@@ -11,6 +11,7 @@ import { TokenRevocationService } from './token-revocation.service';
 import { CHANGE_TOKEN_BODY, seesEveryToken, TokenResources } from './token-resources.service';
 import { canChangeToken } from './token.serializer';
 import { TokensService } from './tokens.service';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 /**
  * `/api/v2/tokens/` and the per-user token lists (SPEC §5). Users see and manage their own tokens;
@@ -32,16 +33,16 @@ export class TokensController {
   }
 
   @Post('tokens')
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.resources.create(principal, body, 'optional');
+  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    return this.resources.create(principal, trace, body, 'optional');
   }
 
   /** Every token of the system, access and refresh (superusers only). */
   @Delete('tokens')
   @HttpCode(204)
-  async revokeAll(@CurrentPrincipal() principal: Principal) {
+  async revokeAll(@CurrentPrincipal() principal: Principal, @CurrentTrace() trace: RequestTrace) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
-    await this.revocation.revokeAll(`api:${principal.user.username}`);
+    await this.revocation.revokeAll(`api:${principal.user.username}`, trace);
   }
 
   @Get('tokens/:id')
@@ -51,21 +52,21 @@ export class TokensController {
   }
 
   @Put('tokens/:id')
-  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.change(principal, id, body);
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    return this.change(principal, id, body, trace);
   }
 
   @Patch('tokens/:id')
-  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.change(principal, id, body);
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    return this.change(principal, id, body, trace);
   }
 
   @Delete('tokens/:id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
     const token = await this.visibleToken(principal, id);
     if (!canChangeToken(principal.user, token)) throw new PermissionDenied();
-    await this.revocation.revokeAccessToken(token, `api:${principal.user.username}`);
+    await this.revocation.revokeAccessToken(token, `api:${principal.user.username}`, trace);
   }
 
   @Get('users/:id/tokens')
@@ -75,18 +76,18 @@ export class TokensController {
   }
 
   @Post('users/:id/tokens')
-  async createUserToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+  async createUserToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     await this.ownUser(principal, id);
-    return this.resources.create(principal, body, 'optional');
+    return this.resources.create(principal, trace, body, 'optional');
   }
 
   /** All of user N's access and refresh tokens: the user themself or a superuser. */
   @Delete('users/:id/tokens')
   @HttpCode(204)
-  async revokeUserTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+  async revokeUserTokens(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
     await this.visibleUser(principal, id);
     if (!principal.user.isSuperuser && principal.user.id !== id) throw new PermissionDenied();
-    await this.revocation.revokeForUser(id, `api:${principal.user.username}`);
+    await this.revocation.revokeForUser(id, `api:${principal.user.username}`, trace);
   }
 
   @Get('users/:id/personal_tokens')
@@ -96,9 +97,9 @@ export class TokensController {
   }
 
   @Post('users/:id/personal_tokens')
-  async createPersonalToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+  async createPersonalToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     await this.ownUser(principal, id);
-    return this.resources.create(principal, body, 'none');
+    return this.resources.create(principal, trace, body, 'none');
   }
 
   @Get('users/:id/authorized_tokens')
@@ -108,16 +109,16 @@ export class TokensController {
   }
 
   @Post('users/:id/authorized_tokens')
-  async createAuthorizedToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
+  async createAuthorizedToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     await this.ownUser(principal, id);
-    return this.resources.create(principal, body, 'required');
+    return this.resources.create(principal, trace, body, 'required');
   }
 
-  private async change(principal: Principal, id: number, body: unknown) {
+  private async change(principal: Principal, id: number, body: unknown, trace: RequestTrace) {
     const token = await this.visibleToken(principal, id);
     if (!canChangeToken(principal.user, token)) throw new PermissionDenied();
     const input = validateBody(CHANGE_TOKEN_BODY, body, { partial: true });
-    const updated = await this.tokens.update(token, input);
+    const updated = await this.tokens.update(token, input, trace);
     return (await this.resources.present(principal, [updated]))[0];
   }
 

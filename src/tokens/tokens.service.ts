@@ -13,6 +13,7 @@ import type { Application } from './application.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { RevocationCutoff, revokedByCutoff } from './revocation-cutoff.entity';
 import { newFamily, newSecret, secretHash } from './token-secrets';
+import { RequestTrace } from '../common/request-context';
 
 export interface IssueOptions {
   user: User;
@@ -27,6 +28,8 @@ export interface IssueOptions {
   familyStarted?: Date;
   /** Secrets generated beforehand (the OAuth library asks for them before saving). */
   secrets?: { token: string; refresh?: string };
+  /** The request that asked for the tokens (the log line carries its id). */
+  trace: RequestTrace;
 }
 
 export interface IssuedTokens {
@@ -112,6 +115,7 @@ export class TokensService {
       application_id: opts.application?.id ?? null,
       scope: opts.scope,
       refresh_token_id: refreshToken?.id ?? null,
+      ...opts.trace,
     });
     return { accessToken, token, refreshToken, refresh, expiresIn };
   }
@@ -172,10 +176,10 @@ export class TokensService {
     return new Set(rows.map((r) => r.accessTokenId!));
   }
 
-  async update(token: AccessToken, changes: { description?: string; scope?: string }): Promise<AccessToken> {
+  async update(token: AccessToken, changes: { description?: string; scope?: string }, trace: RequestTrace): Promise<AccessToken> {
     const now = this.clock.now();
     await this.dataSource.getRepository(AccessToken).update({ id: token.id }, { ...changes, modified: now });
-    this.logger.log({ event: 'token_updated', token_id: token.id, user_id: token.userId, fields: Object.keys(changes) });
+    this.logger.log({ event: 'token_updated', token_id: token.id, user_id: token.userId, fields: Object.keys(changes), ...trace });
     return Object.assign(token, changes, { modified: now });
   }
 

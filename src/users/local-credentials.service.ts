@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
 import { andThen, Awaitable, isPromiseLike } from '../common/awaitable';
 import { AuthError, Throttled } from '../common/errors';
+import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { SettingsService } from '../settings/settings.service';
 import { PreparedStatements } from '../database/prepared-statements';
@@ -17,6 +18,8 @@ export interface CredentialCheck {
   password: string;
   clientIp: string;
   path: PasswordPath;
+  /** The request the attempt came in (its log lines carry the request id). */
+  trace: RequestTrace;
 }
 
 /** Optional fast path for repeated credentials (basic auth); see BasicCredentialCache. */
@@ -62,7 +65,7 @@ export class LocalCredentialsService {
       const key = cache?.key(username, password);
       // A repeat of credentials that verified against this very hash: no new guess, so nothing to count.
       if (cache && key && candidate?.isActive && cache.matches(key, candidate.password)) {
-        return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle, attempt.path, username, clientIp)), () =>
+        return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle)), () =>
           this.succeeded(attempt, candidate),
         );
       }
@@ -72,7 +75,7 @@ export class LocalCredentialsService {
 
   /** A password not seen before: counted by the throttle before it is verified (SPEC §12). */
   private async verifyNew(attempt: CredentialCheck, candidate: User | null, cache?: RepeatCache, key?: string): Promise<User> {
-    const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp, attempt.path);
+    const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp);
     let user: User | null = null;
     try {
       user = await this.users.verifyPasswordOf(candidate, attempt.password);
@@ -88,10 +91,14 @@ export class LocalCredentialsService {
     return this.succeeded(attempt, user);
   }
 
-  /** Runs a throttled step; a refusal by the throttle is counted in the metrics, now or when it rejects. */
+  /** Runs a throttled step; a refusal by the throttle is logged and counted in the metrics, now or when it rejects. */
   private counted<T>(attempt: CredentialCheck, step: () => Awaitable<T>): Awaitable<T> {
     const onThrottled = (err: unknown): never => {
-      if (err instanceof Throttled) this.metrics.throttled.inc({ method: attempt.path });
+      if (err instanceof Throttled) {
+        this.metrics.throttled.inc({ method: attempt.path });
+        const { path: method, username, clientIp, trace } = attempt;
+        this.logger.warn({ event: 'login_throttled', method, username, client_ip: clientIp, retry_after: err.retryAfter, outcome: 'throttled', ...trace });
+      }
       throw err;
     };
     try {
@@ -106,15 +113,16 @@ export class LocalCredentialsService {
    * A user proving their current password to change it (SPEC §8): counted by the login throttle like
    * every password attempt (a 429 when the pair is throttled); false when it is wrong.
    */
-  async confirmCurrent(user: User, password: string, clientIp: string): Promise<boolean> {
-    const reservation = await this.throttle.reserve(user.username, clientIp, 'password_change');
+  async confirmCurrent(user: User, password: string, clientIp: string, trace: RequestTrace): Promise<boolean> {
+    const attempt: CredentialCheck = { username: user.username, password: '', clientIp, path: 'password_change', trace };
+    const reservation = await this.counted(attempt, () => this.throttle.reserve(user.username, clientIp));
     let ok = false;
     try {
       ok = !!(await this.users.verifyPasswordOf(user, password));
     } finally {
       await (ok ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
     }
-    if (!ok) this.fail({ username: user.username, password: '', clientIp, path: 'password_change' }, 'invalid_credentials');
+    if (!ok) this.fail(attempt, 'invalid_credentials');
     return ok;
   }
 
@@ -141,15 +149,15 @@ export class LocalCredentialsService {
     // Browser logins are counted by SessionLogin, which every login path (form, SSO) goes through.
     if (path !== 'session') this.metrics.logins.inc({ method: path, outcome: 'success' });
     if (path === 'basic') {
-      this.basicUse.log(`${user.id}|${clientIp}`, { event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp });
+      this.basicUse.log(`${user.id}|${clientIp}`, { event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace });
     } else if (path === 'password_grant') {
-      this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp });
+      this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace });
     }
     return user;
   }
 
   private fail(attempt: CredentialCheck, outcome: string): void {
     this.metrics.logins.inc({ method: attempt.path, outcome });
-    this.logger.warn({ event: 'login_failed', method: attempt.path, username: attempt.username, client_ip: attempt.clientIp, outcome });
+    this.logger.warn({ event: 'login_failed', method: attempt.path, username: attempt.username, client_ip: attempt.clientIp, outcome, ...attempt.trace });
   }
 }

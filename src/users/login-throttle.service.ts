@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
@@ -45,8 +45,6 @@ const POLL_MS = 20;
  */
 @Injectable()
 export class LoginThrottle {
-  private readonly logger = new Logger('auth');
-
   constructor(
     private readonly prepared: PreparedStatements,
     private readonly transactions: Transactions,
@@ -55,7 +53,7 @@ export class LoginThrottle {
   ) {}
 
   /** Counts an attempt before its password is checked; throws Throttled when the pair has no attempts left. */
-  async reserve(username: string, clientIp: string, method: string): Promise<Reservation> {
+  async reserve(username: string, clientIp: string): Promise<Reservation> {
     const key = pairKey(username, clientIp);
     const started = Date.now();
     for (;;) {
@@ -66,7 +64,7 @@ export class LoginThrottle {
       const row = await this.find(key);
       // Full with failures: refused. Full only with attempts in flight: wait for their verdicts.
       if (!row || row.failures >= this.allowed() || Date.now() - started > WAIT_MS) {
-        throw this.refusal(row ?? { id: 0, failures: 0, pending: 0, windowStart: now }, method, username, clientIp);
+        throw this.refusal(row ?? { id: 0, failures: 0, pending: 0, windowStart: now });
       }
       await sleep(POLL_MS);
     }
@@ -92,9 +90,9 @@ export class LoginThrottle {
   }
 
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
-  admitKnownGood(row: ThrottleRow | null, method: string, username: string, clientIp: string): Awaitable<void> {
+  admitKnownGood(row: ThrottleRow | null): Awaitable<void> {
     if (!row || row.failures <= 0 || this.windowOver(row)) return;
-    if (row.failures >= this.allowed()) throw this.refusal(row, method, username, clientIp);
+    if (row.failures >= this.allowed()) throw this.refusal(row);
     return this.forgive(row);
   }
 
@@ -172,11 +170,10 @@ export class LoginThrottle {
     return this.clock.now().getTime() >= row.windowStart.getTime() + this.windowMs();
   }
 
-  private refusal(row: ThrottleRow, method: string, username: string, clientIp: string): Throttled {
+  /** The refusal of a throttled pair (logged by the caller, which knows the attempt and its request). */
+  private refusal(row: ThrottleRow): Throttled {
     const windowEnd = row.windowStart.getTime() + this.windowMs();
-    const retryAfter = Math.max(1, Math.ceil((windowEnd - this.clock.now().getTime()) / 1000));
-    this.logger.warn({ event: 'login_throttled', method, username, client_ip: clientIp, retry_after: retryAfter, outcome: 'throttled' });
-    return new Throttled(retryAfter);
+    return new Throttled(Math.max(1, Math.ceil((windowEnd - this.clock.now().getTime()) / 1000)));
   }
 
   /** A row of `id, failures, pending, window_start`, as either driver returns it, as a ThrottleRow. */

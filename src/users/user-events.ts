@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { RequestTrace } from '../common/request-context';
 
-export type UserEvent =
+/** An account change, with the trace of the request that made it (the listeners' log lines carry it). */
+export type UserEvent = { trace: RequestTrace } & (
   | { type: 'password_changed'; userId: number; keepSessionId?: number }
   | { type: 'deactivated'; userId: number }
-  | { type: 'deleted'; userId: number };
+  | { type: 'deleted'; userId: number }
+);
 
 type Listener = (event: UserEvent) => Promise<void>;
 

@@ -13,6 +13,7 @@ import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { canDeleteUser, canEditUser, serializeUser } from './user.serializer';
 import { UsersService } from './users.service';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 /** The body of POST, PUT and (partial) PATCH `/api/v2/users/…`, with AWX's field lengths. */
 const USER_BODY = z.object({
@@ -74,10 +75,10 @@ export class UsersController {
   }
 
   @Post('users')
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
     const input = validateBody(USER_BODY, body);
-    const user = await this.users.create(input);
+    const user = await this.users.create(input, trace);
     return this.serializeOne(principal, user);
   }
 
@@ -87,24 +88,24 @@ export class UsersController {
   }
 
   @Put('users/:id')
-  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @ClientAddress() clientIp: string) {
-    return this.change(principal, id, body, false, clientIp);
+  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @ClientAddress() clientIp: string, @CurrentTrace() trace: RequestTrace) {
+    return this.change(principal, id, body, false, clientIp, trace);
   }
 
   @Patch('users/:id')
-  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @ClientAddress() clientIp: string) {
-    return this.change(principal, id, body, true, clientIp);
+  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @ClientAddress() clientIp: string, @CurrentTrace() trace: RequestTrace) {
+    return this.change(principal, id, body, true, clientIp, trace);
   }
 
   @Delete('users/:id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
     const target = await this.visibleUser(principal, id);
     if (!canDeleteUser(principal.user, target)) throw new PermissionDenied();
-    await this.users.remove(target);
+    await this.users.remove(target, trace);
   }
 
-  private async change(principal: Principal, id: number, body: unknown, partial: boolean, clientIp: string) {
+  private async change(principal: Principal, id: number, body: unknown, partial: boolean, clientIp: string, trace: RequestTrace) {
     const target = await this.visibleUser(principal, id);
     if (!canEditUser(principal.user, target)) throw new PermissionDenied();
     const input = validateBody(USER_BODY, body, { partial });
@@ -117,9 +118,9 @@ export class UsersController {
     if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
     // "$encrypted$" or an empty password keeps the current one (AWX): only a real change needs the old one.
     const changesPassword = input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !target.externalAccount;
-    if (changesPassword && principal.user.id === target.id) await this.confirmOldPassword(target, input.old_password, clientIp);
+    if (changesPassword && principal.user.id === target.id) await this.confirmOldPassword(target, input.old_password, clientIp, trace);
     const keepSessionId = principal.method === 'session' && principal.user.id === target.id ? principal.credentialId : undefined;
-    const updated = await this.users.update(target, input, keepSessionId);
+    const updated = await this.users.update(target, input, trace, keepSessionId);
     return this.serializeOne(principal, updated);
   }
 
@@ -128,9 +129,9 @@ export class UsersController {
    * authenticated; a wrong one counts for the login throttle. A superuser setting another user's
    * password does not send it.
    */
-  private async confirmOldPassword(user: User, old: string | undefined, clientIp: string): Promise<void> {
+  private async confirmOldPassword(user: User, old: string | undefined, clientIp: string, trace: RequestTrace): Promise<void> {
     if (!old) throw FieldErrors.of('old_password', REQUIRED);
-    if (!(await this.credentials.confirmCurrent(user, old, clientIp))) {
+    if (!(await this.credentials.confirmCurrent(user, old, clientIp, trace))) {
       throw FieldErrors.of('old_password', 'Your old password was entered incorrectly. Please enter it again.');
     }
   }

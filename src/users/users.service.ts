@@ -12,6 +12,7 @@ import { PasswordHasher, UNUSABLE_PASSWORD_PREFIX } from './password-hasher.serv
 import { passwordProblems } from './password-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
+import { RequestTrace } from '../common/request-context';
 
 export interface UserInput {
   username: string;
@@ -115,7 +116,7 @@ export class UsersService {
     if (problems.length) throw new FieldErrors({ password: problems });
   }
 
-  async create(input: Partial<UserInput>, extra: { externalAccount?: string | null } = {}): Promise<User> {
+  async create(input: Partial<UserInput>, trace: RequestTrace, extra: { externalAccount?: string | null } = {}): Promise<User> {
     const errors: Record<string, string[]> = {};
     const usernameProblem = input.username === undefined ? REQUIRED : await this.checkUsername(input.username);
     if (usernameProblem) errors.username = [usernameProblem];
@@ -146,7 +147,7 @@ export class UsersService {
       lastLogin: null,
     });
     const user = await this.getOr404(result.identifiers[0].id);
-    this.logger.log({ event: 'user_created', user_id: user.id, username: user.username });
+    this.logger.log({ event: 'user_created', user_id: user.id, username: user.username, ...trace });
     return user;
   }
 
@@ -154,7 +155,7 @@ export class UsersService {
    * Applies a validated change. A new password ends the user's other sessions (the caller's own,
    * `keepSessionId`, survives); deactivation ends every session and token.
    */
-  async update(user: User, input: Partial<UserInput>, keepSessionId?: number): Promise<User> {
+  async update(user: User, input: Partial<UserInput>, trace: RequestTrace, keepSessionId?: number): Promise<User> {
     const errors: Record<string, string[]> = {};
     if (input.username !== undefined && input.username !== user.username) {
       const problem = await this.checkUsername(input.username, user.id);
@@ -179,21 +180,21 @@ export class UsersService {
     changes.modified = this.clock.now();
     await this.users.update({ id: user.id }, changes);
     if (passwordChanged) {
-      await this.events.emit({ type: 'password_changed', userId: user.id, keepSessionId });
-      this.logger.log({ event: 'password_changed', user_id: user.id, username: user.username });
+      await this.events.emit({ type: 'password_changed', userId: user.id, keepSessionId, trace });
+      this.logger.log({ event: 'password_changed', user_id: user.id, username: user.username, ...trace });
     }
-    if (input.is_active === false && user.isActive) await this.events.emit({ type: 'deactivated', userId: user.id });
+    if (input.is_active === false && user.isActive) await this.events.emit({ type: 'deactivated', userId: user.id, trace });
     return this.getOr404(user.id);
   }
 
-  async setPassword(user: User, password: string): Promise<void> {
-    await this.update(user, { password });
+  async setPassword(user: User, password: string, trace: RequestTrace): Promise<void> {
+    await this.update(user, { password }, trace);
   }
 
-  async remove(user: User): Promise<void> {
-    await this.events.emit({ type: 'deleted', userId: user.id });
+  async remove(user: User, trace: RequestTrace): Promise<void> {
+    await this.events.emit({ type: 'deleted', userId: user.id, trace });
     await this.users.delete({ id: user.id });
-    this.logger.log({ event: 'user_deleted', user_id: user.id, username: user.username });
+    this.logger.log({ event: 'user_deleted', user_id: user.id, username: user.username, ...trace });
   }
 
   /**

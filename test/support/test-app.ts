@@ -12,6 +12,7 @@ import { httpAdapter, setupApp } from '../../src/setup-app';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { UsersService } from '../../src/users/users.service';
 import { createTestDatabase, TestDatabase } from './test-db';
+import { NO_REQUEST } from '../../src/common/request-context';
 
 export const ADMIN_PASSWORD = 'Adm1n-test-password!';
 
@@ -83,10 +84,10 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
     agent: () => request.agent(server),
     // Per-key validation without the category checks, so tests can set e.g. DISABLE_LOCAL_AUTH.
     settings: async (values) => {
-      for (const [k, v] of Object.entries(values)) await app.get(SettingsService).store(k, v, 'test');
+      for (const [k, v] of Object.entries(values)) await app.get(SettingsService).store(k, v, 'test', NO_REQUEST);
     },
     createUser: async (username, password, extra = {}) => {
-      const user = await app.get(UsersService).create({ username, password, ...extra });
+      const user = await app.get(UsersService).create({ username, password, ...extra }, NO_REQUEST);
       return user.id;
     },
     close: async () => {
