@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,100 +6,136 @@ import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProce
 
 /**
  * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
- * bottleneck), a bare `node:http` JSON route as the platform's limit, then the public ping and the
- * three authenticated paths (session, repeat basic, bearer) on SQLite and on MariaDB/MySQL, each as a
- * ratio of the same database's ping, and an empty Nest app on Fastify as the framework's floor. Every response must be a 2xx: wrk's non-2xx count fails the run,
- * so a broken path cannot look fast.
+ * bottleneck), a bare `node:http` JSON route as the platform's limit, an empty Nest app on Fastify as the
+ * framework's floor, then the public ping and the three authenticated paths (session, repeat basic,
+ * bearer) on SQLite and on MariaDB/MySQL, each as a ratio of the same database's ping. With MariaDB the
+ * run ends with the same rows under WEB_CONCURRENCY=2 ("mysql x2"). Every response must be a 2xx: wrk's
+ * non-2xx count fails the run, so a broken path cannot look fast.
  *
- * BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_THREADS (1),
- * BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306). With MariaDB the run ends with the same rows under WEB_CONCURRENCY=2 ("mysql x2").
+ * Every server is started first and all rows are measured in interleaved rounds (each row for
+ * SECONDS / ROUNDS in every round) and each row reports its median round: on a shared machine whose
+ * speed drifts over a minute, rows measured one after another would compare different machines.
+ *
+ * BENCH_SECONDS (10 per row, in all), BENCH_ROUNDS (5), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
+ * BENCH_THREADS (1), BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite mysql').split(/\s+/).filter(Boolean);
+const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 
-interface Row {
-  label: string;
+interface Sample {
   rps: number;
   p50: string;
   p99: string;
-  ratio?: number;
 }
 
-function wrk(url: string, headers: Record<string, string>, seconds: number): { rps: number; p50: string; p99: string } {
+interface Target {
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The ping row of the same server, which this row is a ratio of. */
+  ping?: Target;
+  samples: Sample[];
+}
+
+/** One wrk run, asynchronous so the servers' output pipes keep draining while it runs. */
+function wrk(target: Target, seconds: number): Promise<Sample> {
   const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency'];
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  args.push(url);
-  const out = spawnSync('wrk', args, { encoding: 'utf8' });
-  if (out.error) throw new Error(`wrk could not run (${out.error.message}); install it with: apt-get install wrk`);
-  const text = out.stdout;
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
-  if (non2xx) throw new Error(`${url}: ${non2xx[1]} responses were not 2xx\n${text}`);
-  const errors = /Socket errors: (.*)/.exec(text);
-  if (errors) throw new Error(`${url}: socket errors (${errors[1]})\n${text}`);
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(text);
-  if (!rps) throw new Error(`unexpected wrk output:\n${text}${out.stderr}`);
-  const pct = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text)?.[1] ?? '?';
-  return { rps: Number(rps[1]), p50: pct('50'), p99: pct('99') };
+  for (const [k, v] of Object.entries(target.headers)) args.push('-H', `${k}: ${v}`);
+  args.push(target.url);
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (text += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.once('error', (err) => reject(new Error(`wrk could not run (${err.message}); install it with: apt-get install wrk`)));
+    child.once('close', () => {
+      const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
+      if (non2xx) return reject(new Error(`${target.url}: ${non2xx[1]} responses were not 2xx\n${text}`));
+      const errors = /Socket errors: (.*)/.exec(text);
+      if (errors) return reject(new Error(`${target.url}: socket errors (${errors[1]})\n${text}`));
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(text);
+      if (!rps) return reject(new Error(`unexpected wrk output:\n${text}${stderr}`));
+      const pct = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text)?.[1] ?? '?';
+      resolve({ rps: Number(rps[1]), p50: pct('50'), p99: pct('99') });
+    });
+  });
 }
 
-function measure(label: string, url: string, headers: Record<string, string> = {}): Row {
-  if (WARMUP > 0) wrk(url, headers, WARMUP);
-  return { label, ...wrk(url, headers, SECONDS) };
+function median(target: Target): Sample {
+  const sorted = [...target.samples].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-async function benchDatabase(kind: string, workers = 1): Promise<Row[]> {
+type Cleanup = () => Promise<void>;
+
+/** The service on one database (and worker count): its ping and the three authenticated rows. */
+async function serviceTargets(kind: string, workers: number, cleanups: Cleanup[]): Promise<Target[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const mysql = kind === 'mysql' ? await mysqlDatabase() : null;
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const mysql = kind === 'mysql' ? await mysqlDatabase(`_x${workers}`) : null;
+  if (mysql) cleanups.push(() => mysql.drop());
   const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn' };
   if (mysql) env.DATABASE_URL = mysql.url;
   if (workers > 1) env.WEB_CONCURRENCY = String(workers);
   const { url, child } = await startProcess([join(__dirname, '..', 'src', 'main.js')], env, /"event":"listening","url":"(http:\/\/[^"]+?)\/"/);
-  try {
-    const basicHeader = { Authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') };
-    const me = `${url}/api/v2/me/`;
-    const label = workers > 1 ? `${kind} x${workers}` : kind;
-    const ping = measure(`${label}: GET /api/v2/ping/`, `${url}/api/v2/ping/`);
-    const rows = [
-      ping,
-      measure(`${label}: session GET /api/v2/me/`, me, { Cookie: await sessionCookie(url) }),
-      measure(`${label}: basic (repeat) GET /api/v2/me/`, me, basicHeader),
-      measure(`${label}: bearer GET /api/v2/me/`, me, { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }),
-    ];
-    for (const row of rows) row.ratio = row.rps / ping.rps;
-    return rows;
-  } finally {
-    await stop(child);
-    await mysql?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  cleanups.push(() => stop(child));
+  const basicHeader = { Authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') };
+  const me = `${url}/api/v2/me/`;
+  const label = workers > 1 ? `${kind} x${workers}` : kind;
+  const ping: Target = { label: `${label}: GET /api/v2/ping/`, url: `${url}/api/v2/ping/`, headers: {}, samples: [] };
+  ping.ping = ping;
+  const row = (name: string, headers: Record<string, string>): Target => ({ label: `${label}: ${name} GET /api/v2/me/`, url: me, headers, ping, samples: [] });
+  return [
+    ping,
+    row('session', { Cookie: await sessionCookie(url) }),
+    row('basic (repeat)', basicHeader),
+    row('bearer', { Authorization: `Bearer ${await personalToken(url, basicHeader)}` }),
+  ];
 }
 
-/** One row for a reference server of bench/ (it prints "listening <url>"), started and stopped around it. */
-async function measureServer(label: string, script: string): Promise<Row> {
+/** A reference server of bench/ (it prints "listening <url>"). */
+async function referenceTarget(label: string, script: string, cleanups: Cleanup[]): Promise<Target> {
   const server = await startProcess([join(__dirname, script)], {}, /listening (http:\/\/\S+)/);
-  try {
-    return measure(label, `${server.url}/`);
-  } finally {
-    await stop(server.child);
-  }
+  cleanups.push(() => stop(server.child));
+  return { label, url: `${server.url}/`, headers: {}, samples: [] };
 }
 
 async function main(): Promise<void> {
-  const bareRow = await measureServer('bare node:http JSON route', 'bare-server.js');
-  const nestRow = await measureServer('empty Nest app on Fastify (floor)', 'empty-nest-server.js');
-  const rows: Row[] = [bareRow, nestRow];
-  for (const kind of DATABASES) rows.push(...(await benchDatabase(kind)));
-  // The gain per core: the same MariaDB rows with two server processes (WEB_CONCURRENCY=2, node:cluster).
-  if (DATABASES.includes('mysql')) rows.push(...(await benchDatabase('mysql', 2)));
-  console.log(`wrk -t${THREADS} -c${CONNECTIONS}, ${WARMUP}s warm-up + ${SECONDS}s per row, one run; "x2" rows: WEB_CONCURRENCY=2`);
-  console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9));
-  for (const r of rows) {
+  const cleanups: Cleanup[] = [];
+  try {
+    const bare = await referenceTarget('bare node:http JSON route', 'bare-server.js', cleanups);
+    const targets = [bare, await referenceTarget('empty Nest app on Fastify (floor)', 'empty-nest-server.js', cleanups)];
+    for (const kind of DATABASES) targets.push(...(await serviceTargets(kind, 1, cleanups)));
+    // The gain per core: the same MariaDB rows with two server processes (WEB_CONCURRENCY=2, node:cluster).
+    if (DATABASES.includes('mysql')) targets.push(...(await serviceTargets('mysql', 2, cleanups)));
+    if (WARMUP > 0) for (const target of targets) await wrk(target, WARMUP);
+    for (let round = 0; round < ROUNDS; round++) for (const target of targets) target.samples.push(await wrk(target, ROUND_SECONDS));
+    report(targets, bare);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+function report(targets: Target[], bare: Target): void {
+  const bareRps = median(bare).rps;
+  console.log(
+    `wrk -t${THREADS} -c${CONNECTIONS}; ${WARMUP}s warm-up, then ${ROUNDS} interleaved rounds of ${ROUND_SECONDS}s per row, one run; ` +
+      'each row its median round (spread: slowest and fastest round); "x2" rows: WEB_CONCURRENCY=2',
+  );
+  console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9) + '  spread');
+  for (const target of targets) {
+    const m = median(target);
+    const ratio = target.ping ? (m.rps / median(target.ping).rps).toFixed(2) : '';
+    const rates = target.samples.map((s) => s.rps);
     console.log(
-      r.label.padEnd(42) + r.rps.toFixed(0).padStart(10) + r.p50.padStart(10) + r.p99.padStart(10) +
-        (r.ratio === undefined ? '' : r.ratio.toFixed(2)).padStart(9) + (r.rps / bareRow.rps).toFixed(3).padStart(9),
+      target.label.padEnd(42) + m.rps.toFixed(0).padStart(10) + m.p50.padStart(10) + m.p99.padStart(10) + ratio.padStart(9) +
+        (m.rps / bareRps).toFixed(3).padStart(9) + `  ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
     );
   }
 }

@@ -71,8 +71,8 @@ export async function personalToken(url: string, basicHeader: Record<string, str
   return JSON.parse(res.body).token;
 }
 
-export async function mysqlDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_${process.pid}`;
+export async function mysqlDatabase(suffix = ''): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_${process.pid}${suffix}`;
   const admin = await createConnection(MYSQL_URL);
   await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
