@@ -8,6 +8,7 @@ import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
 import { TokenRevocationService } from './tokens/token-revocation.service';
 import { LoginThrottle } from './users/login-throttle.service';
+import { NO_REQUEST } from './common/request-context';
 
 /** While the database is down, this node tries it this often (nothing runs while it is up). */
 const DATABASE_PROBE_MS = 1000;
@@ -40,7 +41,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const s = this.scheduler;
-    s.every('settings-refresh', SETTINGS_REFRESH_MS, () => this.settings.reload());
+    s.every('settings-refresh', SETTINGS_REFRESH_MS, () => this.settings.reload(NO_REQUEST));
     s.every('session-watch', WATCH_INTERVAL_MS, () => this.sessionWatcher.tick());
     s.every('last-used-flush', LAST_USED_FLUSH_MS, () => this.lastUsed.flush(), { final: () => this.lastUsed.flush() });
     if (process.env.SESSION_SWEEP !== 'off') s.every('session-sweep', SESSION_SWEEP_MS, () => this.sessionSweeper.sweepOnce());

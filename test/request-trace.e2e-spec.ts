@@ -63,6 +63,26 @@ describe('the request id on every log line of a request (SPEC §1)', () => {
     }
   });
 
+  it('a wrong current password on a password change, then the throttle, counted in the metrics', async () => {
+    const patId = await t.createUser('pat', 'Pat-pass-12');
+    const token = (await t.http().post('/api/v2/tokens/').set('Authorization', basic('pat', 'Pat-pass-12')).send({ scope: 'write' }).expect(201)).body.token as string;
+    const throttledCount = async () => {
+      const text = (await t.http().get('/api/v2/metrics/').set('Authorization', admin).expect(200)).text;
+      return Number(/^svc_login_throttled_total\{method="password_change"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await throttledCount();
+    const change = (id: string) =>
+      t.http().patch(`/api/v2/users/${patId}/`).set('X-API-Request-Id', id).set('Authorization', `Bearer ${token}`).send({ password: 'Pat-pass-34', old_password: 'wrong' });
+    await t.settings({ LOGIN_FAILURES_ALLOWED: 1 });
+    try {
+      assert.equal((await traced(['login_failed'], change)).status, 400);
+      assert.equal((await traced(['login_throttled'], change)).status, 429);
+    } finally {
+      await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
+    }
+    assert.equal(await throttledCount(), before + 1);
+  });
+
   it('account changes and the sessions and tokens they end (listeners included)', async () => {
     const created = await traced(['user_created'], (id) =>
       t.http().post('/api/v2/users/').set('X-API-Request-Id', id).set('Authorization', admin).send({ username: 'sam', password: 'Sam-pass-12' }),

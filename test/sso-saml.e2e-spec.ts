@@ -256,4 +256,11 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     assert.ok(!logs.includes('BEGIN PRIVATE KEY'));
     assert.ok(!logs.includes('<saml:Assertion'));
   });
+
+  it('writes the lines of a login (provider set-up, user created or updated, login, refusals) with the request id (SPEC §1)', async () => {
+    const lines = t.logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const sso = lines.filter((l) => ['sso_provider_ready', 'sso_user_created', 'sso_user_updated', 'sso_login'].includes(String(l.event)));
+    for (const event of ['sso_provider_ready', 'sso_user_created', 'sso_login']) assert.ok(sso.some((l) => l.event === event), `a ${event} line`);
+    for (const line of sso) assert.match(String(line.request_id), /^[0-9a-f]{32}$/, JSON.stringify(line));
+  });
 });

@@ -8,7 +8,7 @@ export const logSink: { write: (line: string) => void } = { write: (line) => voi
 
 /**
  * One JSON object per line. Structured events pass an object; Nest's own messages arrive as strings.
- * An event written for a request carries its `request_id` (a RequestScope spread into it), placed
+ * An event written for a request carries its `request_id` (a RequestTrace spread into it), placed
  * first after time and level so a reader finds it in the same place on every line.
  */
 export class JsonLogger implements LoggerService {

@@ -6,7 +6,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
  *
  * It is passed explicitly, from the request to the services that log for it. An AsyncLocalStorage would
  * carry it implicitly, but on Node 20 that puts a promise hook on every promise of every request; measured
- * on a ping, about 15 % of its cost (docs/decisions.md, "The front door"). Work outside a request (the
+ * on a ping, 15–20 % of its cost (docs/decisions.md, "The request id is passed, not ambient"). Work outside a request (the
  * command line, the background loops) passes NO_REQUEST and its lines have no request id.
  */
 export interface RequestTrace {

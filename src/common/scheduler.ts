@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { DatabaseHealth } from '../database/database-health';
 import { AuthMetrics } from './auth-metrics';
 import { SampledLog } from './sampled-log';
+import { NO_REQUEST } from './request-context';
 
 export interface LoopOptions {
   /** Work to run once more after the loop stops (a last flush of buffered writes). */
@@ -67,7 +68,7 @@ export class Scheduler implements OnModuleDestroy {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'ok' });
     } catch (err) {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'failed' });
-      if (!this.health?.noteFailure(err)) this.failures.log(loop.name, { event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
+      if (!this.health?.noteFailure(err, NO_REQUEST)) this.failures.log(loop.name, { event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
     } finally {
       loop.running = undefined;
     }

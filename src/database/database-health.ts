@@ -29,7 +29,7 @@ export class DatabaseHealth {
    * True (and the node marked down, the failure counted for the log) when `err` means the database is
    * unreachable; `trace` is the request that met it, if a request did.
    */
-  noteFailure(err: unknown, trace: RequestTrace = NO_REQUEST): boolean {
+  noteFailure(err: unknown, trace: RequestTrace): boolean {
     if (!isDatabaseUnavailable(err)) return false;
     this.downSince ??= Date.now();
     this.failures++;
@@ -49,7 +49,7 @@ export class DatabaseHealth {
     try {
       await this.dataSource.query('SELECT 1');
     } catch (err) {
-      this.noteFailure(err);
+      this.noteFailure(err, NO_REQUEST);
       return;
     }
     this.logger.log({ event: 'database_available', down_ms: Date.now() - (this.downSince ?? Date.now()) });

@@ -27,18 +27,19 @@ export class RevocationEndpoint {
   ) {}
 
   async handle(req: Request): Promise<void> {
+    const trace = traceOf(req);
     const body = formParameters(req.body);
     const credentials = clientCredentials(req, body);
     const app = await this.applications.findByClientId(credentials.clientId);
     if (!app || !this.applications.authenticates(app, credentials.clientSecret)) {
-      this.logger.warn({ event: 'client_auth_failed', client_id: credentials.clientId, client_ip: clientIp(req), endpoint: 'revoke_token', ...traceOf(req) });
+      this.logger.warn({ event: 'client_auth_failed', client_id: credentials.clientId, client_ip: clientIp(req), endpoint: 'revoke_token', ...trace });
       throw new InvalidClientError('Invalid client: client is invalid');
     }
     if (!body.token) throw new InvalidRequestError('Missing parameter: `token`');
     // The hint only orders the lookups; a miss falls back to the other kind (RFC 7009 §2.1).
     const refreshFirst = body.token_type_hint === 'refresh_token';
-    const refresh = () => this.revokeRefresh(body.token, app.id, traceOf(req));
-    const access = () => this.revokeAccess(body.token, app.id, traceOf(req));
+    const refresh = () => this.revokeRefresh(body.token, app.id, trace);
+    const access = () => this.revokeAccess(body.token, app.id, trace);
     for (const lookup of refreshFirst ? [refresh, access] : [access, refresh]) {
       if (await lookup()) return;
     }

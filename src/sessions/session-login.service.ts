@@ -28,14 +28,15 @@ export class SessionLogin {
   ) {}
 
   async start(req: Request, res: Response, user: User, method: string): Promise<void> {
+    const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
-    const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''), traceOf(req));
+    const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''), trace);
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
     this.csrf.ensureCookie(req, res, true);
     this.metrics.logins.inc({ method, outcome: 'success' });
-    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id, ...traceOf(req) });
+    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id, ...trace });
   }
 
   /** Ends the live session this browser presents, if any; returns its user. */

@@ -9,7 +9,7 @@ import { validateValue } from '../common/validation';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
 import { ENCRYPTED_PLACEHOLDER, SettingDefinition } from './setting-definition';
 import { Setting } from './setting.entity';
-import { RequestTrace } from '../common/request-context';
+import { NO_REQUEST, RequestTrace } from '../common/request-context';
 
 /** How often a node re-reads the settings table: changes made elsewhere show within a second. */
 export const SETTINGS_REFRESH_MS = 400;
@@ -74,10 +74,11 @@ export class SettingsService implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    await this.reload();
+    await this.reload(NO_REQUEST);
   }
 
-  async reload(): Promise<void> {
+  /** Reads every stored setting again: after a change (`trace`, the request that made it) and every few seconds. */
+  async reload(trace: RequestTrace): Promise<void> {
     if (!this.dataSource.isInitialized) return;
     const rows = await this.dataSource.getRepository(Setting).find();
     const next = new Map<string, unknown>();
@@ -88,7 +89,7 @@ export class SettingsService implements OnModuleInit {
         const value = JSON.parse(row.value);
         next.set(row.key, def.secret ? decryptSecrets(value, this.box) : value);
       } catch {
-        this.logger.warn({ event: 'setting_unreadable', key: row.key });
+        this.logger.warn({ event: 'setting_unreadable', key: row.key, ...trace });
       }
     }
     this.stored = next;
@@ -158,7 +159,7 @@ export class SettingsService implements OnModuleInit {
         if (!updated.affected) await repo.insert({ key, value: stored, created: now, modified: now });
       }
     });
-    await this.reload();
+    await this.reload(trace);
     this.logger.log({ event: 'settings_changed', category, keys: [...changes.keys()], user: actor, ...trace });
     return this.read(category);
   }
@@ -173,7 +174,7 @@ export class SettingsService implements OnModuleInit {
     const repo = this.dataSource.getRepository(Setting);
     const updated = await repo.update({ key }, { value: stored, modified: now });
     if (!updated.affected) await repo.insert({ key, value: stored, created: now, modified: now });
-    await this.reload();
+    await this.reload(trace);
     this.logger.log({ event: 'settings_changed', category: def.category, keys: [key], user: actor, ...trace });
   }
 
@@ -181,7 +182,7 @@ export class SettingsService implements OnModuleInit {
   async reset(category: string, actor: string, trace: RequestTrace): Promise<void> {
     const keys = this.categoryDefinitions(category).filter((d) => !d.readOnly).map((d) => d.key);
     await this.dataSource.getRepository(Setting).delete({ key: In(keys) });
-    await this.reload();
+    await this.reload(trace);
     this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor, ...trace });
   }
 

@@ -9,6 +9,7 @@ import { OIDC_SESSION_KEY, OidcStrategy } from './oidc.strategy';
 import { SsoFailure } from './sso-failure';
 import { SsoPassport } from './sso-passport';
 import { isLoopbackHttp, OidcProviderConfig } from './sso-settings';
+import { RequestTrace } from '../common/request-context';
 
 /** openid-client's own tolerance for `exp`/`iat`, applied again against the injectable clock. */
 const CLOCK_TOLERANCE_SECONDS = 30;
@@ -40,14 +41,17 @@ export class OidcProviders {
     return `${this.config.publicUrl}/sso/complete/oidc/`;
   }
 
-  /** The Passport name of a configured provider's strategy, building it when its settings changed. */
-  async strategyName(name: string): Promise<string> {
+  /**
+   * The Passport name of a configured provider's strategy, building it when its settings changed (the
+   * login that builds it, `trace`, is the one its ready line belongs to; later logins share the build).
+   */
+  async strategyName(name: string, trace: RequestTrace): Promise<string> {
     const provider = Object.hasOwn(this.configured(), name) ? this.configured()[name] : undefined;
     if (!provider) throw new SsoFailure('unknown_provider');
     const fingerprint = JSON.stringify(provider);
     let entry = this.built.get(name);
     if (!entry || entry.fingerprint !== fingerprint) {
-      const created = { fingerprint, ready: this.build(name, provider) };
+      const created = { fingerprint, ready: this.build(name, provider, trace) };
       this.built.set(name, created);
       // A failed discovery is retried by the next login instead of being remembered.
       created.ready.catch(() => this.built.get(name) === created && this.built.delete(name));
@@ -61,7 +65,7 @@ export class OidcProviders {
     return `oidc:${name}`;
   }
 
-  private async build(name: string, provider: OidcProviderConfig): Promise<void> {
+  private async build(name: string, provider: OidcProviderConfig, trace: RequestTrace): Promise<void> {
     const secret = provider.client_secret;
     // client_secret_basic is OpenID Connect's default method; post only where the provider lacks it.
     const auth: client.ClientAuth = (as, meta, body, headers) => {
@@ -91,7 +95,7 @@ export class OidcProviders {
       },
     );
     this.passport.use(key, strategy);
-    this.logger.log({ event: 'sso_provider_ready', provider: key, issuer: provider.issuer });
+    this.logger.log({ event: 'sso_provider_ready', provider: key, issuer: provider.issuer, ...trace });
   }
 
   /** ID-token claims (already checked by openid-client), re-checked against our clock, plus userinfo. */

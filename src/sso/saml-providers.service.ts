@@ -13,6 +13,7 @@ import { SsoFailure } from './sso-failure';
 import { SsoPassport } from './sso-passport';
 import type { SamlIdpConfig, SamlUserFlags } from './sso-settings';
 import { SsoStateService } from './sso-state.service';
+import { RequestTrace } from '../common/request-context';
 
 /**
  * One @node-saml/passport-saml strategy per enabled IdP, registered as "saml:<name>" and rebuilt only
@@ -64,7 +65,7 @@ export class SamlProviders {
   }
 
   /** The Passport name of an enabled IdP's strategy, (re)built when its settings changed. */
-  strategyName(name: string): string {
+  strategyName(name: string, trace: RequestTrace): string {
     const idp = Object.hasOwn(this.configured(), name) ? this.configured()[name] : undefined;
     if (!idp) throw new SsoFailure('unknown_provider');
     const sp = this.serviceProvider();
@@ -85,7 +86,7 @@ export class SamlProviders {
       ));
       this.passport.use(key, strategy);
       this.built.set(name, fingerprint);
-      this.logger.log({ event: 'sso_provider_ready', provider: key, entity_id: idp.entity_id });
+      this.logger.log({ event: 'sso_provider_ready', provider: key, entity_id: idp.entity_id, ...trace });
     }
     return key;
   }

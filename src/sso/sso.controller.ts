@@ -84,7 +84,7 @@ export class SsoController {
     const name = stringParam(req.query.idp);
     const next = this.safeNext(req.query.next);
     try {
-      const strategy = await this.oidc.strategyName(name);
+      const strategy = await this.oidc.strategyName(name, traceOf(req));
       await this.store.assertRoomFor(clientIp(req));
       const shim: Record<string, unknown> = {};
       (req as Request & { session: unknown }).session = shim;
@@ -118,7 +118,7 @@ export class SsoController {
       if (!pending) throw new SsoFailure('no_transaction', 'no pending login for this browser');
       provider = pending.provider.slice('oidc:'.length);
       next = pending.data.next;
-      const strategy = await this.oidc.strategyName(provider);
+      const strategy = await this.oidc.strategyName(provider, traceOf(req));
       (req as Request & { session: unknown }).session = { [OIDC_SESSION_KEY]: pending.data.transaction };
       const identity = expectIdentity(await this.passport.run(strategy, req));
       await this.logIn(req, res, 'oidc', identity, next);
@@ -136,7 +136,7 @@ export class SsoController {
     try {
       // passport-saml would read a SAML message in the query as a logout exchange.
       if (req.query.SAMLRequest !== undefined || req.query.SAMLResponse !== undefined) throw new SsoFailure('invalid_response', 'SAML message on the login route');
-      const strategy = this.saml.strategyName(name);
+      const strategy = this.saml.strategyName(name, traceOf(req));
       await this.store.assertRoomFor(clientIp(req));
       const handle = randomBytes(32).toString('base64url');
       await this.store.add<PendingSaml>(`relay:${this.store.digest(handle)}`, `saml:${name}`, { next }, SAML_REQUEST_TTL_SECONDS, clientIp(req));
@@ -167,7 +167,7 @@ export class SsoController {
       if (!pending) throw new SsoFailure('no_transaction', 'unknown RelayState');
       provider = pending.provider.slice('saml:'.length);
       next = pending.data.next;
-      const strategy = this.saml.strategyName(provider);
+      const strategy = this.saml.strategyName(provider, traceOf(req));
       const identity = expectIdentity(await this.passport.run(strategy, req));
       await this.logIn(req, res, 'saml', identity, next);
     } catch (err) {
@@ -177,9 +177,10 @@ export class SsoController {
 
   /** Success: the same session, cookies and headers as the form login (SPEC §2), then `next`. */
   private async logIn(req: Request, res: Response, kind: Kind, identity: ExternalIdentity, next: string): Promise<void> {
-    const user = await this.users.resolve(identity, traceOf(req));
+    const trace = traceOf(req);
+    const user = await this.users.resolve(identity, trace);
     await this.sessionLogin.start(req, res, user, kind);
-    this.logger.log({ event: 'sso_login', outcome: 'success', provider: identity.provider, user_id: user.id, client_ip: clientIp(req), ...traceOf(req) });
+    this.logger.log({ event: 'sso_login', outcome: 'success', provider: identity.provider, user_id: user.id, client_ip: clientIp(req), ...trace });
     redirect(res, next || DEFAULT_REDIRECT);
   }
 
