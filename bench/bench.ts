@@ -13,14 +13,16 @@ import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProce
  * non-2xx count fails the run, so a broken path cannot look fast.
  *
  * Every server is started first and all rows are measured in interleaved rounds (each row for
- * SECONDS / ROUNDS in every round) and each row reports its median round: on a shared machine whose
- * speed drifts over a minute, rows measured one after another would compare different machines.
+ * SECONDS / ROUNDS in every round); each row reports its median round, and each ratio is the median of
+ * the ratios within a round (a row against the ping or the bare route measured seconds before it). On a
+ * shared machine whose speed drifts over a minute, rows measured one after another compare different
+ * machines.
  *
- * BENCH_SECONDS (10 per row, in all), BENCH_ROUNDS (5), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
+ * BENCH_SECONDS (10 per row, in all), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
  * BENCH_THREADS (1), BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 10));
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
@@ -70,6 +72,13 @@ function wrk(target: Target, seconds: number): Promise<Sample> {
 function median(target: Target): Sample {
   const sorted = [...target.samples].sort((a, b) => a.rps - b.rps);
   return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** The median over rounds of this row's rate against another row's in the same round. */
+function medianRatio(target: Target, base: Target): number {
+  const ratios = target.samples.map((s, round) => s.rps / base.samples[round].rps).sort((a, b) => a - b);
+  const mid = (ratios.length - 1) / 2;
+  return (ratios[Math.floor(mid)] + ratios[Math.ceil(mid)]) / 2;
 }
 
 type Cleanup = () => Promise<void>;
@@ -123,19 +132,19 @@ async function main(): Promise<void> {
 }
 
 function report(targets: Target[], bare: Target): void {
-  const bareRps = median(bare).rps;
   console.log(
     `wrk -t${THREADS} -c${CONNECTIONS}; ${WARMUP}s warm-up, then ${ROUNDS} interleaved rounds of ${ROUND_SECONDS}s per row, one run; ` +
-      'each row its median round (spread: slowest and fastest round); "x2" rows: WEB_CONCURRENCY=2',
+      'req/s and latency: the median round (spread: slowest and fastest round); ratios: the median of the ratios within a round; ' +
+      '"x2" rows: WEB_CONCURRENCY=2',
   );
   console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9) + '  spread');
   for (const target of targets) {
     const m = median(target);
-    const ratio = target.ping ? (m.rps / median(target.ping).rps).toFixed(2) : '';
+    const ratio = target.ping ? medianRatio(target, target.ping).toFixed(2) : '';
     const rates = target.samples.map((s) => s.rps);
     console.log(
       target.label.padEnd(42) + m.rps.toFixed(0).padStart(10) + m.p50.padStart(10) + m.p99.padStart(10) + ratio.padStart(9) +
-        (m.rps / bareRps).toFixed(3).padStart(9) + `  ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
+        medianRatio(target, bare).toFixed(3).padStart(9) + `  ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
     );
   }
 }
