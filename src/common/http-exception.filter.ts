@@ -32,7 +32,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       // The same failure on every request is one line (with its stack) a minute and a count, not a flood.
       const error = String((exception as Error)?.message ?? exception);
       const path = req.url.split('?')[0];
-      this.errors.log(`${req.method} ${path} ${error}`, { event: 'unhandled_error', path, method: req.method, error, ...traceOf(req) }, Date.now(), (exception as Error)?.stack);
+      this.errors.log(`${req.method} ${path} ${error}`, () => ({ event: 'unhandled_error', path, method: req.method, error, ...traceOf(req) }), Date.now(), (exception as Error)?.stack);
       res.code(500).send({ detail: 'A server error has occurred.' });
       return;
     }

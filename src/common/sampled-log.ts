@@ -17,8 +17,11 @@ export class SampledLog {
     private readonly level: Level = 'log',
   ) {}
 
-  /** Writes the line if it is the first of its key's window; otherwise only counts it. */
-  log(key: string, event: Record<string, unknown>, now = Date.now(), detail?: string): void {
+  /**
+   * Writes the line if it is the first of its key's window; otherwise only counts it. The event is made
+   * only when it is written: most calls (every basic or bearer request) are folded into a count.
+   */
+  log(key: string, event: () => Record<string, unknown>, now = Date.now(), detail?: string): void {
     const entry = this.seen.get(key);
     if (entry && entry.until > now) {
       entry.suppressed++;
@@ -26,7 +29,7 @@ export class SampledLog {
     }
     if (this.seen.size > 10_000) this.seen.clear();
     this.seen.set(key, { until: now + WINDOW_MS, suppressed: 0 });
-    const line = { ...event, requests_since_last: (entry?.suppressed ?? 0) + 1, sampled: true };
+    const line = { ...event(), requests_since_last: (entry?.suppressed ?? 0) + 1, sampled: true };
     if (detail === undefined) this.logger[this.level](line);
     else this.logger[this.level](line, detail);
   }

@@ -68,7 +68,7 @@ export class Scheduler implements OnModuleDestroy {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'ok' });
     } catch (err) {
       this.metrics.backgroundRuns.inc({ loop: loop.name, outcome: 'failed' });
-      if (!this.health?.noteFailure(err, NO_REQUEST)) this.failures.log(loop.name, { event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) });
+      if (!this.health?.noteFailure(err, NO_REQUEST)) this.failures.log(loop.name, () => ({ event: 'background_loop_failed', loop: loop.name, error: String((err as Error)?.message ?? err) }));
     } finally {
       loop.running = undefined;
     }

@@ -61,6 +61,7 @@ export class SessionsService {
   ) {}
 
   private resolveSql?: string;
+  private touchSql?: string;
 
   private get repo() {
     return this.dataSource.getRepository(Session);
@@ -188,7 +189,9 @@ export class SessionsService {
     session.lastSeen = now;
     const left = Math.max(0, Math.round((expires.getTime() - now.getTime()) / 1000));
     if (!due) return left;
-    return this.repo.update({ id: session.id, endedAt: IsNull() }, { lastSeen: now, expires }).then(() => left);
+    const p = this.prepared;
+    this.touchSql ??= `UPDATE ${p.table(Session)} SET last_seen = ?, expires = ? WHERE id = ? AND ended_at IS NULL`;
+    return p.run(this.touchSql, [p.date(now), p.date(expires), session.id]).then(() => left);
   }
 
   secondsLeft(session: Session, now: Date): number {

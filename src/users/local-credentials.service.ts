@@ -22,6 +22,9 @@ export interface CredentialCheck {
   trace: RequestTrace;
 }
 
+/** What the throttle, the metrics and the log lines know of an attempt (never its password). */
+type Attempt = Omit<CredentialCheck, 'password'>;
+
 /** Optional fast path for repeated credentials (basic auth); see BasicCredentialCache. */
 export interface RepeatCache {
   key(username: string, password: string): string;
@@ -92,7 +95,7 @@ export class LocalCredentialsService {
   }
 
   /** Runs a throttled step; a refusal by the throttle is logged and counted in the metrics, now or when it rejects. */
-  private counted<T>(attempt: CredentialCheck, step: () => Awaitable<T>): Awaitable<T> {
+  private counted<T>(attempt: Attempt, step: () => Awaitable<T>): Awaitable<T> {
     const onThrottled = (err: unknown): never => {
       if (err instanceof Throttled) {
         this.metrics.throttled.inc({ method: attempt.path });
@@ -114,7 +117,7 @@ export class LocalCredentialsService {
    * every password attempt (a 429 when the pair is throttled); false when it is wrong.
    */
   async confirmCurrent(user: User, password: string, clientIp: string, trace: RequestTrace): Promise<boolean> {
-    const attempt: CredentialCheck = { username: user.username, password: '', clientIp, path: 'password_change', trace };
+    const attempt: Attempt = { username: user.username, clientIp, path: 'password_change', trace };
     const reservation = await this.counted(attempt, () => this.throttle.reserve(user.username, clientIp));
     let ok = false;
     try {
@@ -139,8 +142,8 @@ export class LocalCredentialsService {
       const user = p.hydrateAt(User, row);
       // Usernames are matched exactly as typed, on MySQL's case-insensitive collation too.
       if (user.username !== username) return { user: null, throttle: null };
-      const [id, failures, pending, windowStart] = row.slice(p.width(User));
-      return { user, throttle: id == null ? null : this.throttle.throttleRow({ id, failures, pending, window_start: windowStart }) };
+      const at = p.width(User); // the throttle row's id, failures, pending, window_start follow the user's columns
+      return { user, throttle: row[at] == null ? null : this.throttle.throttleRow({ id: row[at], failures: row[at + 1], pending: row[at + 2], window_start: row[at + 3] }) };
     });
   }
 
@@ -149,14 +152,14 @@ export class LocalCredentialsService {
     // Browser logins are counted by SessionLogin, which every login path (form, SSO) goes through.
     if (path !== 'session') this.metrics.logins.inc({ method: path, outcome: 'success' });
     if (path === 'basic') {
-      this.basicUse.log(`${user.id}|${clientIp}`, { event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace });
+      this.basicUse.log(`${user.id}|${clientIp}`, () => ({ event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace }));
     } else if (path === 'password_grant') {
       this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace });
     }
     return user;
   }
 
-  private fail(attempt: CredentialCheck, outcome: string): void {
+  private fail(attempt: Attempt, outcome: string): void {
     this.metrics.logins.inc({ method: attempt.path, outcome });
     this.logger.warn({ event: 'login_failed', method: attempt.path, username: attempt.username, client_ip: attempt.clientIp, outcome, ...attempt.trace });
   }
