@@ -8,7 +8,6 @@ type Row = Record<string, unknown>;
 
 interface SqliteStatement {
   all(...params: unknown[]): Row[];
-  get(...params: unknown[]): unknown;
   run(...params: unknown[]): { changes: number };
   raw(on: boolean): SqliteStatement;
 }
@@ -35,13 +34,7 @@ export class PreparedStatements {
   private readonly sqliteStatements = new Map<string, SqliteStatement>();
   private readonly sqliteArrayStatements = new Map<string, SqliteStatement>();
   private readonly mysqlBatches = new LookupBatches((sql, params) => this.mysql(sql, params, true) as Promise<ArrayRow[]>);
-  private readonly sqliteBatches = new LookupBatches((sql, params) => {
-    try {
-      return Promise.resolve(this.sqliteArray(sql).all(...params) as unknown as ArrayRow[]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  });
+  private readonly sqliteBatches = new LookupBatches(async (sql, params) => this.sqliteArray(sql).all(...params) as unknown as ArrayRow[]);
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -77,10 +70,7 @@ export class PreparedStatements {
 
   private sqliteArray(sql: string): SqliteStatement {
     let statement = this.sqliteArrayStatements.get(sql);
-    if (!statement) {
-      statement = this.sqlite(sql, false).raw(true);
-      this.sqliteArrayStatements.set(sql, statement);
-    }
+    if (!statement) this.sqliteArrayStatements.set(sql, (statement = this.prepareSqlite(sql).raw(true)));
     return statement;
   }
 
@@ -98,15 +88,16 @@ export class PreparedStatements {
     );
   }
 
-  private sqlite(sql: string, cached = true): SqliteStatement {
-    let statement = cached ? this.sqliteStatements.get(sql) : undefined;
-    if (!statement) {
-      const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection;
-      statement = db.prepare(sql);
-      if (cached) this.sqliteStatements.set(sql, statement);
-    }
+  private sqlite(sql: string): SqliteStatement {
+    let statement = this.sqliteStatements.get(sql);
+    if (!statement) this.sqliteStatements.set(sql, (statement = this.prepareSqlite(sql)));
     return statement;
   }
+
+  private prepareSqlite(sql: string): SqliteStatement {
+    return (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection.prepare(sql);
+  }
+
 
   /** `alias.col, …` for every column of an entity in metadata order: the shape `hydrateAt` reads. */
   columnList(target: EntityTarget<ObjectLiteral>, alias: string): string {

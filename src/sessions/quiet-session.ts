@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { SESSION_EVENTS_PATH } from './session-events.controller';
+
+/** The session event stream's path (its controller's route). */
+export const SESSION_EVENTS_PATH = 'api/v2/me/session/events';
 
 /** The session event stream's route, as the router matched it (whatever the request's spelling). */
 const QUIET_ROUTES = new Set([`/${SESSION_EVENTS_PATH}`, `/${SESSION_EVENTS_PATH}/`]);

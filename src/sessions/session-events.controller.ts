@@ -5,11 +5,11 @@ import type { ServerResponse } from 'node:http';
 import { Clock } from '../common/clock';
 import { BadRequest } from '../common/errors';
 import { CurrentPrincipal, Principal } from '../common/principal';
+import { SESSION_EVENTS_PATH } from './quiet-session';
 import { SESSION_END_MESSAGES } from './session-end-reason';
 import { SessionChange, SessionWatcher } from './session-watcher.service';
 import { SessionsService } from './sessions.service';
 
-export const SESSION_EVENTS_PATH = 'api/v2/me/session/events';
 /** A comment line now and then keeps proxies and load balancers from closing an idle stream. */
 const HEARTBEAT_MS = 20000;
 /** How long an EventSource waits before reconnecting after the stream drops. */

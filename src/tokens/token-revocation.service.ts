@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, LessThanOrEqual, SelectQueryBuilder } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
-import { limitedStatement } from '../database/batch-statements';
+import { inBatches, limitedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
@@ -211,14 +211,17 @@ export class TokenRevocationService implements OnModuleInit {
   ): Promise<number> {
     const repo = this.dataSource.getRepository(entity);
     let total = 0;
-    for (;;) {
+    await inBatches(async () => {
       const rows: { id: number }[] = await filter(repo.createQueryBuilder('t').select('t.id', 'id')).limit(BATCH).getRawMany();
-      if (!rows.length) return total;
+      if (!rows.length) return false;
       const ids = rows.map((r) => Number(r.id));
       await repo.delete({ id: In(ids) } as FindOptionsWhere<T>);
       onBatch(ids);
       total += ids.length;
-      if (rows.length === BATCH) progress(`${total} ${label} deleted so far...`);
-    }
+      if (rows.length < BATCH) return false;
+      progress(`${total} ${label} deleted so far...`);
+      return true;
+    });
+    return total;
   }
 }
