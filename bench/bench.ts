@@ -2,15 +2,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProcess, stop } from './support';
+import { ADMIN_PASSWORD, mysqlDatabase, personalToken, request, sessionCookie, startProcess, stop } from './support';
 
 /**
  * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
  * bottleneck), a bare `node:http` JSON route as the platform's limit, an empty Nest app on Fastify as the
  * framework's floor, then the public ping and the three authenticated paths (session, repeat basic,
  * bearer) on SQLite and on MariaDB/MySQL, each as a ratio of the same database's ping. With MariaDB the
- * run ends with the same rows under WEB_CONCURRENCY=2 ("mysql x2"). Every response must be a 2xx: wrk's
- * non-2xx count fails the run, so a broken path cannot look fast.
+ * run ends with the same rows under WEB_CONCURRENCY=2 ("mysql x2"). Before it is measured, every row must
+ * answer 200 (and the authenticated rows as the admin); during the run, wrk's count of 4xx/5xx answers fails
+ * it, so a broken path cannot look fast.
  *
  * Every server is started first and all rows are measured in interleaved rounds (each row for
  * SECONDS / ROUNDS in every round); each row reports its median round, and each ratio is the median of
@@ -22,7 +23,7 @@ import { ADMIN_PASSWORD, mysqlDatabase, personalToken, sessionCookie, startProce
  * BENCH_THREADS (1), BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 10));
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 10)) || 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
@@ -41,6 +42,8 @@ interface Target {
   headers: Record<string, string>;
   /** The ping row of the same server, which this row is a ratio of. */
   ping?: Target;
+  /** What a correct answer's body contains (checked once before the run). */
+  expect?: string;
   samples: Sample[];
 }
 
@@ -99,7 +102,9 @@ async function serviceTargets(kind: string, workers: number, cleanups: Cleanup[]
   const label = workers > 1 ? `${kind} x${workers}` : kind;
   const ping: Target = { label: `${label}: GET /api/v2/ping/`, url: `${url}/api/v2/ping/`, headers: {}, samples: [] };
   ping.ping = ping;
-  const row = (name: string, headers: Record<string, string>): Target => ({ label: `${label}: ${name} GET /api/v2/me/`, url: me, headers, ping, samples: [] });
+  const row = (name: string, headers: Record<string, string>): Target => ({
+    label: `${label}: ${name} GET /api/v2/me/`, url: me, headers, ping, samples: [], expect: '"username":"admin"',
+  });
   return [
     ping,
     row('session', { Cookie: await sessionCookie(url) }),
@@ -123,11 +128,23 @@ async function main(): Promise<void> {
     for (const kind of DATABASES) targets.push(...(await serviceTargets(kind, 1, cleanups)));
     // The gain per core: the same MariaDB rows with two server processes (WEB_CONCURRENCY=2, node:cluster).
     if (DATABASES.includes('mysql')) targets.push(...(await serviceTargets('mysql', 2, cleanups)));
+    for (const target of targets) await answersCorrectly(target);
     if (WARMUP > 0) for (const target of targets) await wrk(target, WARMUP);
     for (let round = 0; round < ROUNDS; round++) for (const target of targets) target.samples.push(await wrk(target, ROUND_SECONDS));
     report(targets, bare);
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    // Every server is stopped and every database dropped, even when one clean-up fails.
+    const failures: unknown[] = [];
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => failures.push(err));
+    if (failures.length) console.error(`clean-up failed: ${failures.map((e) => (e as Error).message).join('; ')}`);
+  }
+}
+
+/** wrk counts a redirect as a success: each row is asked once first, and must answer 200 (as the admin). */
+async function answersCorrectly(target: Target): Promise<void> {
+  const res = await request(target.url, { headers: target.headers });
+  if (res.status !== 200 || (target.expect && !res.body.includes(target.expect))) {
+    throw new Error(`${target.label}: answered ${res.status} ${res.body.slice(0, 200)}`);
   }
 }
 

@@ -10,7 +10,10 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 60000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`did not start:\n${out}`));
+    }, 60000);
     const onData = (c: Buffer) => {
       out += c.toString();
       const m = ready.exec(out);
