@@ -139,10 +139,10 @@ describe(`millions of rows, at 20,000 (issue 21) [${TEST_DB}]`, () => {
         const plan = await plannedIndexes(s.sql, s.params);
         assert.doesNotMatch(plan, /USE TEMP B-TREE FOR ORDER BY|Using filesort/, `${s.sql}\n=> ${plan}`);
       }
-      const count = onTokens.find((s) => /COUNT\(/i.test(s.sql));
-      assert.ok(count, 'a count ran');
-      assert.doesNotMatch(count!.sql, /DISTINCT/i);
-      assert.doesNotMatch(count!.sql, /oauth2_application/, 'the count joins only what a condition names');
+      const countStatement = onTokens.find((s) => /COUNT\(/i.test(s.sql));
+      assert.ok(countStatement, 'a count ran');
+      assert.doesNotMatch(countStatement.sql, /DISTINCT/i);
+      assert.doesNotMatch(countStatement.sql, /oauth2_application/, 'the count joins only what a condition names');
     }
   });
 

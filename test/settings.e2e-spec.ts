@@ -40,6 +40,8 @@ describe('runtime settings (SPEC §9)', () => {
   it('is readable by auditors, writable only by superusers', async () => {
     await t.http().get(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).expect(200);
     await t.http().patch(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
+    await t.http().put(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
+    await t.http().delete(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).expect(403);
     await t.http().get(URL).set('Authorization', basic('user', 'User-pass-1')).expect(403);
     await t.http().delete(URL).set('Authorization', basic('user', 'User-pass-1')).expect(403);
     await t.http().get('/api/v2/settings/').set('Authorization', basic('user', 'User-pass-1')).expect(403);

@@ -194,6 +194,11 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.http().get(`/api/v2/users/${aliceId}/tokens/`).set('Authorization', bob).expect(404);
     await t.http().get(`/api/v2/users/${aliceId}/personal_tokens/`).set('Authorization', bob).expect(404);
     await t.http().post(`/api/v2/users/${aliceId}/tokens/`).set('Authorization', admin).send({}).expect(403);
+    // Nobody creates a token for someone else: not the superuser (403), and another user does not see the user (404).
+    for (const list of ['personal_tokens', 'authorized_tokens']) {
+      await t.http().post(`/api/v2/users/${aliceId}/${list}/`).set('Authorization', admin).send({}).expect(403);
+      await t.http().post(`/api/v2/users/${aliceId}/${list}/`).set('Authorization', bob).send({}).expect(404);
+    }
     await t.http().get(`/api/v2/users/${bobId}/tokens/`).set('Authorization', auditor).expect(200);
     await t.http().get('/api/v2/users/9999/tokens/').set('Authorization', admin).expect(404);
   });
