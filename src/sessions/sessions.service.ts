@@ -105,11 +105,15 @@ export class SessionsService {
     return { token, session, timeoutSeconds: Math.max(0, Math.floor((session.expires.getTime() - session.created.getTime()) / 1000)) };
   }
 
-  /** The lock rows exist before the transaction: inserting them inside it would take shared locks and deadlock. */
+  /**
+   * The lock rows exist before the transaction: inserting them inside it would take shared locks and deadlock.
+   * Through PreparedStatements, which runs a statement again on a lock conflict: on a Galera cluster the
+   * first logins of a user on several members insert the same row at once and all but one lose certification.
+   */
   private async ensureLockRows(names: string[]): Promise<void> {
     if (!names.length) return;
     const ignore = this.transactions.isMysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
-    for (const name of names) await this.dataSource.query(`${ignore} INTO session_lock (name) VALUES (?)`, [name]);
+    for (const name of names) await this.prepared.run(`${ignore} INTO session_lock (name) VALUES (?)`, [name]);
   }
 
   /**
