@@ -1,7 +1,8 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
-import { OAuth2EnabledMiddleware } from '../tokens/oauth2-enabled.middleware';
+import { refuseWhenOAuth2Disabled } from '../tokens/oauth2-enabled.middleware';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AuthorizationCodes } from './authorization-codes.service';
@@ -18,7 +19,9 @@ import { TokenEndpoint } from './token-endpoint.service';
   providers: [AuthorizationCodes, TokenEndpoint, RevocationEndpoint, AuthorizeEndpoint],
 })
 export class OAuth2Module implements NestModule {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(OAuth2EnabledMiddleware).forRoutes(OAuth2Controller, AuthorizeController);
+    refuseWhenOAuth2Disabled(consumer, this.config, OAuth2Controller, AuthorizeController);
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, MiddlewareConsumer, NestMiddleware, Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 
@@ -17,4 +17,13 @@ export class OAuth2EnabledMiddleware implements NestMiddleware {
     res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   }
+}
+
+/**
+ * Puts the 404 in front of the given controllers in the release without OAuth 2 only. With the provider
+ * on (the default) no Nest middleware is registered at all, so @fastify/middie has nothing to match and
+ * no request pays for it (about 4 % of a ping's CPU when it ran on every request).
+ */
+export function refuseWhenOAuth2Disabled(consumer: MiddlewareConsumer, config: AppConfig, ...controllers: Type[]): void {
+  if (!config.oauth2ProviderEnabled) consumer.apply(OAuth2EnabledMiddleware).forRoutes(...controllers);
 }

@@ -1,5 +1,6 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AccessToken } from './access-token.entity';
 import { Application } from './application.entity';
 import { AuthorizationCode } from './authorization-code.entity';
@@ -11,7 +12,7 @@ import { ApplicationsController } from './applications.controller';
 import { ApplicationsService } from './applications.service';
 import { BearerStrategy } from './bearer.strategy';
 import { LastUsedBuffer } from './last-used.buffer';
-import { OAuth2EnabledMiddleware } from './oauth2-enabled.middleware';
+import { refuseWhenOAuth2Disabled } from './oauth2-enabled.middleware';
 import { RefreshTokensService } from './refresh-tokens.service';
 import { TokenResources } from './token-resources.service';
 import { TokenRevocationService } from './token-revocation.service';
@@ -26,7 +27,9 @@ import { TokensService } from './tokens.service';
   exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer],
 })
 export class TokensModule implements NestModule {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(OAuth2EnabledMiddleware).forRoutes(TokensController, ApplicationsController);
+    refuseWhenOAuth2Disabled(consumer, this.config, TokensController, ApplicationsController);
   }
 }
