@@ -2,7 +2,7 @@ import { Inject, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
-import { refuseWhenOAuth2Disabled } from '../tokens/oauth2-enabled.middleware';
+import { refuseWhenOAuth2Disabled } from '../tokens/oauth2-disabled.middleware';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AuthorizationCodes } from './authorization-codes.service';

@@ -12,7 +12,7 @@ import { ApplicationsController } from './applications.controller';
 import { ApplicationsService } from './applications.service';
 import { BearerStrategy } from './bearer.strategy';
 import { LastUsedBuffer } from './last-used.buffer';
-import { refuseWhenOAuth2Disabled } from './oauth2-enabled.middleware';
+import { refuseWhenOAuth2Disabled } from './oauth2-disabled.middleware';
 import { RefreshTokensService } from './refresh-tokens.service';
 import { TokenResources } from './token-resources.service';
 import { TokenRevocationService } from './token-revocation.service';
