@@ -6,27 +6,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# A clean build: a spec deleted from src/ or test/ must not keep running from an old dist/.
+rm -rf dist
 npm run build:test --silent || { echo "build failed"; exit 1; }
 
 concurrency="${TEST_CONCURRENCY:-2}"
 mkdir -p test-output
-total_pass=0
-total_fail=0
-status=0
-
-run_suite() {
-  local label="$1"; shift
-  local log="test-output/${label}.tap"
-  echo "=== ${label}"
-  node --test --test-concurrency="$concurrency" "$@" 2>&1 | tee "$log" | grep -E '^(not ok|# (tests|pass|fail|skipped))|^    not ok' || true
-  local pass fail
-  pass=$(grep -E '^# pass ' "$log" | tail -1 | awk '{print $3}')
-  fail=$(grep -E '^# fail ' "$log" | tail -1 | awk '{print $3}')
-  pass=${pass:-0}; fail=${fail:-0}
-  if [ "$pass" = 0 ] && [ "$fail" = 0 ]; then echo "${label}: no test ran"; fail=1; fi
-  total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
-  [ "$fail" = 0 ] || status=1
-}
+source scripts/run-suite.sh
 
 mapfile -t unit < <(find dist/src -name '*.spec.js' | sort)
 mapfile -t e2e < <(find dist/test -maxdepth 1 -name '*.e2e-spec.js' | sort)

@@ -43,14 +43,17 @@ describe('database outage (SPEC §1)', { skip: TEST_DB !== 'mysql' ? 'runs on it
     const ping = await request(node.url).get('/api/v2/ping/');
     assert.equal(ping.status, 503, 'the node knows its database is unreachable');
     await db.start();
+    // Requests first: as soon as one is answered from the database, the ping says so too (issue 28: it
+    // lagged up to the probe loop's next round behind them).
     const deadline = Date.now() + 15000;
     let status = 0;
     while (Date.now() < deadline) {
-      status = (await request(node.url).get('/api/v2/ping/')).status;
+      status = (await request(node.url).get('/api/v2/users/').set('Authorization', admin)).status;
       if (status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 50));
     }
-    assert.equal(status, 200, 'ping recovered');
+    assert.equal(status, 200, 'requests recovered');
+    await request(node.url).get('/api/v2/ping/').expect(200);
     await request(node.url).get('/api/v2/me/').set('Authorization', admin).expect(200);
     const lines = node.output.join('').split('\n').filter((l) => l.includes('"event":"database_unavailable"'));
     assert.ok(lines.length >= 1 && lines.length <= 3, `the outage is logged once per interval, not per request (${lines.length} lines)`);

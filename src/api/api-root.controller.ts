@@ -5,6 +5,9 @@ import { SettingsService } from '../settings/settings.service';
 import { DatabaseHealth } from '../database/database-health';
 import { ServiceUnavailable } from '../common/errors';
 
+/** How long a ping waits for a probe of a database marked down before it answers 503. */
+const PING_PROBE_WAIT_MS = 250;
+
 /** `/api/`, `/api/v2/` and the cheap public ping. */
 @Controller('api')
 export class ApiRootController {
@@ -51,9 +54,10 @@ export class ApiRootController {
 
   @Public()
   @Get('v2/ping')
-  ping() {
-    // 503 while this node knows its database is unreachable; the ping itself never queries it.
-    if (this.health.isDown) throw new ServiceUnavailable();
+  async ping() {
+    // 503 while the database does not answer. Up, the ping never queries it; marked down, it probes now
+    // (waiting at most PING_PROBE_WAIT_MS), so it agrees with what requests see.
+    if (!(await this.health.answers(PING_PROBE_WAIT_MS))) throw new ServiceUnavailable();
     return { ha: false, version: this.config.productVersion, active_node: this.config.nodeName };
   }
 }

@@ -115,12 +115,16 @@ export function bodyParsers(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     if (isFormPath(request)) return done(new UnsupportedMediaType('application/json'), undefined);
     if (!(body as Buffer).length) return done(null, {});
+    let parsed: unknown;
     try {
       // SPEC §1: a body that is not valid UTF-8 is malformed, not silently repaired.
-      done(null, JSON.parse(UTF8.decode(body as Buffer)));
+      parsed = JSON.parse(UTF8.decode(body as Buffer));
     } catch (err) {
-      done(new BadRequest(`JSON parse error - ${(err as Error).message}`), undefined);
+      return done(new BadRequest(`JSON parse error - ${(err as Error).message}`), undefined);
     }
+    const tooDeep = fieldNestedTooDeep(parsed);
+    if (tooDeep !== null) return done(new BadRequest(`${tooDeep}: nested deeper than ${MAX_BODY_DEPTH} levels of objects and arrays.`), undefined);
+    done(null, parsed);
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     if (!isFormPath(request)) return done(new UnsupportedMediaType('application/x-www-form-urlencoded'), undefined);
@@ -131,6 +135,30 @@ export function bodyParsers(fastify: FastifyInstance): void {
     const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     done(new UnsupportedMediaType(type || 'none'));
   });
+}
+
+/**
+ * How deep a JSON body may nest objects and arrays, the body itself being level 1 (issue 28). V8 parses
+ * any depth that fits in BODY_LIMIT, but every recursive step after it (validation, JSON.stringify) would
+ * overflow the stack at some depth: a body is refused here, once, instead.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** The top-level field (or "body") whose value nests deeper than MAX_BODY_DEPTH, or null; no recursion. */
+export function fieldNestedTooDeep(value: unknown): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  const stack: [unknown, number, string][] = Array.isArray(value)
+    ? [[value, 1, 'body']]
+    : Object.entries(value).map(([key, v]) => [v, 2, key] as [unknown, number, string]);
+  while (stack.length) {
+    const [node, depth, field] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > MAX_BODY_DEPTH) return field;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1, field]);
+    }
+  }
+  return null;
 }
 
 /** Request latency by route pattern (never the concrete path, so ids do not explode the label set). */

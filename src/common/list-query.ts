@@ -1,7 +1,10 @@
 import { Brackets, SelectQueryBuilder, WhereExpressionBuilder } from 'typeorm';
 import { offThreadReads } from '../database/off-thread-reads';
+import { REGEX_STATEMENT_BUDGET_MS, REGEX_TIMEOUT, regexProblem } from '../database/linear-regex';
+import { isStatementTimeout } from '../database/errors';
 import { BadRequest, PermissionDenied } from './errors';
 import { Page, pageOf, pageRequest } from './pagination';
+import type { Account } from './principal';
 
 /**
  * AWX's list query language (SPEC §19: FieldLookupBackend, OrderByBackend, DRF's SearchFilter) turned
@@ -10,7 +13,9 @@ import { Page, pageOf, pageRequest } from './pagination';
  *
  * Each list declares the fields it exposes, their types, which are secret, the related objects it can
  * be filtered through (`user__username`) and its search fields. Everything else is refused: an unknown
- * field or lookup, a wrong value, a repeated relation, a bad regex are 400; a secret is 403.
+ * field or lookup, a wrong value, a repeated relation, a bad regex, more than MAX_CONDITIONS conditions
+ * are 400; a secret, and a related object's field beyond its summary for a caller who may not read every
+ * such object, are 403 (issue 28: counting rows must not reveal what the caller cannot read).
  */
 export type FieldType = 'int' | 'string' | 'bool' | 'datetime' | 'fk';
 
@@ -18,7 +23,7 @@ export interface ListSpec {
   /** API field name -> entity property (and its type), or 'secret' for what may never be filtered on. */
   fields: Record<string, { property: string; type: FieldType } | 'secret'>;
   /** Related objects by API name: the entity relation to join, and what that object exposes. */
-  relations?: Record<string, { relation: string; spec: () => ListSpec }>;
+  relations?: Record<string, RelatedList>;
   /** Fields `search=` looks in (case-insensitively). */
   search: string[];
   /** The list's own order, also the tie-break after `order_by` (default: by id). */
@@ -30,6 +35,23 @@ const RESERVED = new Set(['page', 'page_size', 'format', 'order', 'order_by', 's
 const LOOKUPS = new Set(['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'regex', 'iregex', 'gt', 'gte', 'lt', 'lte', 'in', 'isnull']);
 
 export type QueryParams = Record<string, unknown>;
+
+/** A related object a list can be filtered and ordered through. */
+export interface RelatedList {
+  relation: string;
+  spec: () => ListSpec;
+  /** The fields the list itself shows of the object (its summary_fields entry): open to every caller. */
+  summary: readonly string[];
+  /** Whether the caller may read every object of this kind: only then is the rest of `spec` open. */
+  readableBy: (viewer: Account) => boolean;
+}
+
+/** At most this many conditions (filters, each of their values, search terms) in one query string. */
+export const MAX_CONDITIONS = 100;
+/** At most this many values in one `__in` list. */
+export const MAX_IN_VALUES = 500;
+/** At most this many fields in `order_by`. */
+export const MAX_ORDER_FIELDS = 10;
 
 interface Built {
   and: string[];
@@ -46,13 +68,14 @@ export async function queryPage<T extends object, R>(
   spec: ListSpec,
   query: QueryParams,
   path: string,
+  viewer: Account,
   present: (rows: T[]) => R[] | Promise<R[]>,
 ): Promise<Page<R>> {
   const request = pageRequest(query);
-  applyListQuery(qb, qb.alias, spec, query);
-  const count = await countRows(qb);
+  const { usesRegex } = applyListQuery(qb, qb.alias, spec, query, viewer);
+  const count = await countRows(qb, usesRegex);
   // Nothing on the page (an empty list, a page past its end): no statement to read it.
-  const rows = count > request.offset ? await pageRows(qb, request.offset, request.pageSize) : [];
+  const rows = count > request.offset ? await pageRows(qb, request.offset, request.pageSize, usesRegex) : [];
   return pageOf(path, request, count, await present(rows), query);
 }
 
@@ -62,7 +85,7 @@ export async function queryPage<T extends object, R>(
  * list's joins are to-one, so dropping the unused ones and counting plainly gives the same number from
  * an index.
  */
-async function countRows<T extends object>(qb: SelectQueryBuilder<T>): Promise<number> {
+async function countRows<T extends object>(qb: SelectQueryBuilder<T>, usesRegex: boolean): Promise<number> {
   const counting = qb.clone();
   const where = (counting as unknown as { createWhereExpression(): string }).createWhereExpression();
   const joins = counting.expressionMap.joinAttributes;
@@ -71,7 +94,7 @@ async function countRows<T extends object>(qb: SelectQueryBuilder<T>): Promise<n
   for (const join of [...joins].reverse()) if (needed.has(join.alias.name) && join.parentAlias) needed.add(join.parentAlias);
   counting.expressionMap.joinAttributes = joins.filter((j) => needed.has(j.alias.name));
   counting.orderBy().offset(undefined).limit(undefined).select('COUNT(1)', 'cnt');
-  const [row] = await rawRows<{ cnt: string | number }>(counting);
+  const [row] = await rawRows<{ cnt: string | number }>(counting, usesRegex);
   return Number(row?.cnt ?? 0);
 }
 
@@ -80,33 +103,52 @@ async function countRows<T extends object>(qb: SelectQueryBuilder<T>): Promise<n
  * rows would read every skipped row on MySQL, and for full rows its planner may sort the whole list
  * instead of walking the list's index (measured: 1.1 s against 0.17 s for a first page of 500,000).
  */
-async function pageRows<T extends object>(qb: SelectQueryBuilder<T>, offset: number, size: number): Promise<T[]> {
+async function pageRows<T extends object>(qb: SelectQueryBuilder<T>, offset: number, size: number, usesRegex: boolean): Promise<T[]> {
   const alias = qb.alias;
-  const idRows = await rawRows<{ id: number | string }>(qb.clone().select(`${alias}.id`, 'id').offset(offset).limit(size));
+  const idRows = await rawRows<{ id: number | string }>(qb.clone().select(`${alias}.id`, 'id').offset(offset).limit(size), usesRegex);
   const ids = idRows.map((r) => Number(r.id));
   if (!ids.length) return [];
-  const rows = await qb.clone().orderBy().andWhere(`${alias}.id IN (:...pageIds)`, { pageIds: ids }).getMany();
+  // The ids already passed the caller's visibility and every filter: the rows are read by id alone, so no
+  // pattern is matched a second time (on SQLite that second time was on the event loop).
+  const rows = await qb.clone().orderBy().where(`${alias}.id IN (:...pageIds)`, { pageIds: ids }).getMany();
   const byId = new Map(rows.map((r) => [(r as { id: number }).id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
 }
 
 /** Applies every filter, `search` and `order_by` of the query string to a list's query builder. */
-export function applyListQuery<T extends object>(qb: SelectQueryBuilder<T>, alias: string, spec: ListSpec, query: QueryParams): SelectQueryBuilder<T> {
-  const ctx = new Context(qb, alias, spec, qb.connection.options.type === 'mysql');
+export function applyListQuery<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  alias: string,
+  spec: ListSpec,
+  query: QueryParams,
+  viewer: Account,
+): { usesRegex: boolean } {
+  const ctx = new Context(qb, alias, spec, qb.connection.options.type === 'mysql', viewer);
   const built: Built = { and: [], or: [], params: {} };
+  const filters: [string, string][] = [];
   for (const [rawKey, rawValue] of Object.entries(query)) {
-    const values = (Array.isArray(rawValue) ? rawValue : [rawValue]).map(String);
     let key = rawKey;
-    if (key === 'limit' && 'limit' in spec.fields) key = 'limit__exact';
+    if (key === 'limit' && hasOwn(spec.fields, 'limit')) key = 'limit__exact';
     else if (RESERVED.has(key)) continue;
-    for (const value of values) ctx.filter(key, value, built);
+    for (const value of asList(rawValue)) filters.push([key, value]);
   }
-  for (const value of asList(query.search)) ctx.search(value, built);
+  const terms = asList(query.search).flatMap((value) => value.split(',').filter((t) => t !== ''));
+  // Counted before anything is built: SQLite refuses an expression deeper than 1000, and no list needs more.
+  if (filters.length + terms.length > MAX_CONDITIONS) {
+    throw new BadRequest(`Too many conditions: ${filters.length} filters and ${terms.length} search terms given, at most ${MAX_CONDITIONS} in all.`);
+  }
+  for (const [key, value] of filters) ctx.filter(key, value, built);
+  for (const term of terms) ctx.search(term, built);
   for (const cond of built.and) qb.andWhere(cond);
   if (built.or.length) qb.andWhere(new Brackets((b: WhereExpressionBuilder) => built.or.forEach((c) => b.orWhere(c))));
   qb.setParameters({ ...qb.getParameters(), ...built.params });
   ctx.order(asList(query.order_by ?? query.order));
-  return qb;
+  return { usesRegex: ctx.usesRegex };
+}
+
+/** Own properties only: `constructor`, `toString` and the like are names of no field (issue 28). */
+function hasOwn<V>(record: Record<string, V> | undefined, key: string): record is Record<string, V> {
+  return record !== undefined && Object.hasOwn(record, key);
 }
 
 function asList(value: unknown): string[] {
@@ -117,12 +159,14 @@ function asList(value: unknown): string[] {
 class Context<T extends object> {
   private joined = new Map<string, string>();
   private counter = 0;
+  usesRegex = false;
 
   constructor(
     private readonly qb: SelectQueryBuilder<T>,
     private readonly alias: string,
     private readonly spec: ListSpec,
     private readonly mysql: boolean,
+    private readonly viewer: Account,
   ) {}
 
   filter(key: string, value: string, built: Built): void {
@@ -142,20 +186,20 @@ class Context<T extends object> {
     (or ? built.or : built.and).push(cond);
   }
 
-  search(value: string, built: Built): void {
-    for (const term of value.split(',').filter((t) => t !== '')) {
-      const any = this.spec.search.map((field) => {
-        const { column } = this.resolve([field], field);
-        return this.condition(column, 'string', 'icontains', term, field, built.params);
-      });
-      built.and.push(`(${any.join(' OR ')})`);
-    }
+  search(term: string, built: Built): void {
+    const any = this.spec.search.map((field) => {
+      const { column } = this.resolve([field], field);
+      return this.condition(column, 'string', 'icontains', term, field, built.params);
+    });
+    built.and.push(`(${any.join(' OR ')})`);
   }
 
   order(values: string[]): void {
     let orderedById = false;
     let first = true;
-    for (const item of values.flatMap((v) => v.split(',')).filter((v) => v !== '')) {
+    const items = values.flatMap((v) => v.split(',')).filter((v) => v !== '');
+    if (items.length > MAX_ORDER_FIELDS) throw new BadRequest(`order_by: at most ${MAX_ORDER_FIELDS} fields, ${items.length} given.`);
+    for (const item of items) {
       const descending = item.startsWith('-');
       const field = descending ? item.slice(1) : item;
       if (!/^[\x21-\x7e]+$/.test(field)) throw new BadRequest(`Invalid order_by field: ${JSON.stringify(field).slice(0, 100)}.`);
@@ -178,13 +222,16 @@ class Context<T extends object> {
   private resolve(parts: string[], key: string): { column: string; type: FieldType; name: string } {
     let spec = this.spec;
     let alias = this.alias;
+    // Set after a relation the caller may not read whole: only its summary fields may follow.
+    let summary: readonly string[] | null = null;
     const visited = new Set<string>();
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i];
       const last = i === parts.length - 1;
-      const field = spec.fields[part];
+      const field = hasOwn(spec.fields, part) ? spec.fields[part] : undefined;
       if (field === 'secret') throw secretRefused(part);
-      const relation = spec.relations?.[part];
+      const relation = spec.relations && hasOwn(spec.relations, part) ? spec.relations[part] : undefined;
+      if (summary && !summary.includes(part)) throw secretRefused(parts.slice(0, i + 1).join('__'));
       if (last) {
         if (field) return { column: `${alias}.${field.property}`, type: field.type, name: part };
         if (relation) {
@@ -198,6 +245,7 @@ class Context<T extends object> {
       visited.add(relation.relation);
       alias = this.join(alias, part, relation.relation);
       spec = relation.spec();
+      if (!relation.readableBy(this.viewer)) summary = relation.summary;
     }
     throw new BadRequest(`Invalid field: ${key}.`);
   }
@@ -224,6 +272,7 @@ class Context<T extends object> {
     if (lookup === 'in') {
       const items = raw.split(',');
       if (!raw || items.some((i) => i === '')) throw new BadRequest(`${name}__in needs a comma-separated list of values.`);
+      if (items.length > MAX_IN_VALUES) throw new BadRequest(`${name}__in: at most ${MAX_IN_VALUES} values, ${items.length} given.`);
       const values = items.map((i) => parseValue(i, type, name));
       if (values.some((v) => v === null)) throw new BadRequest(`${name}__in: null is not a value to list; use ${name}__isnull.`);
       const key = `lq${this.counter++}`;
@@ -258,11 +307,9 @@ class Context<T extends object> {
       }
       case 'regex':
       case 'iregex': {
-        try {
-          new RegExp(raw);
-        } catch {
-          throw new BadRequest(`${name}__${lookup}: invalid regular expression.`);
-        }
+        const problem = regexProblem(raw);
+        if (problem) throw new BadRequest(`${name}__${lookup}: invalid regular expression (RE2 syntax): ${problem}.`);
+        this.usesRegex = true;
         if (this.mysql) return `${column} COLLATE ${lookup === 'regex' ? 'utf8mb4_bin' : 'utf8mb4_general_ci'} REGEXP ${p(raw)}`;
         return `${lookup === 'regex' ? 'regexp' : 'iregexp'}(${p(raw)}, ${column}) = 1`;
       }
@@ -317,11 +364,25 @@ function globEscape(value: string): string {
   return value.replace(/[*?[]/g, (c) => `[${c}]`);
 }
 
-/** The raw rows of a SELECT; on SQLite read off the event loop, since these are the long reads of a list. */
-async function rawRows<R>(qb: SelectQueryBuilder<object>): Promise<R[]> {
-  const reads = offThreadReads(qb.connection);
-  if (!reads) return qb.getRawMany<R>();
+/**
+ * The raw rows of a SELECT; on SQLite read off the event loop, since these are the long reads of a list.
+ * A statement with a regex lookup has REGEX_STATEMENT_BUDGET_MS to run (SQLite's read worker sets it
+ * for every statement; MariaDB through its executable comment, which MySQL reads as a comment) and the
+ * request is a 400 past it, never a held reader.
+ */
+async function rawRows<R>(qb: SelectQueryBuilder<object>, usesRegex: boolean): Promise<R[]> {
   const [sql, params] = qb.getQueryAndParameters();
-  const normalized = params.map((p: unknown) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
-  return (await reads.rows(sql, normalized)) as R[];
+  const reads = offThreadReads(qb.connection);
+  try {
+    if (reads) return (await reads.rows(sql, params.map((p: unknown) => (typeof p === 'boolean' ? (p ? 1 : 0) : p)))) as R[];
+    if (!usesRegex || qb.connection.options.type !== 'mysql') return await qb.getRawMany<R>();
+    const budget = `/*M!100108 SET STATEMENT max_statement_time=${REGEX_STATEMENT_BUDGET_MS / 1000} FOR */ `;
+    return (await qb.connection.query(budget + sql, params)) as R[];
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === REGEX_TIMEOUT || (usesRegex && isStatementTimeout(err))) {
+      throw new BadRequest(`The regular expression took too long over this list (over ${REGEX_STATEMENT_BUDGET_MS} ms); narrow the query with other filters.`);
+    }
+    throw err;
+  }
 }

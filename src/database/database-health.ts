@@ -18,6 +18,7 @@ export class DatabaseHealth {
   private downSince: number | null = null;
   private failures = 0;
   private lastLogged = 0;
+  private probing: Promise<void> | null = null;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -43,9 +44,27 @@ export class DatabaseHealth {
     return true;
   }
 
-  /** The probe: only while down, one `SELECT 1`. */
-  async probe(): Promise<void> {
-    if (!this.isDown) return;
+  /**
+   * Whether the database answers, for the ping (issue 28): while marked down, a probe now (shared with
+   * concurrent pings and the probe loop), waited for at most `waitMs`. So the ping turns 200 as soon as a
+   * request could reach the database, not at the next round of the loop.
+   */
+  async answers(waitMs: number): Promise<boolean> {
+    if (!this.isDown) return true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.probe(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    return !this.isDown;
+  }
+
+  /** The probe: only while down, one `SELECT 1` at a time. */
+  probe(): Promise<void> {
+    if (!this.isDown) return Promise.resolve();
+    this.probing ??= this.runProbe().finally(() => (this.probing = null));
+    return this.probing;
+  }
+
+  private async runProbe(): Promise<void> {
     try {
       await this.dataSource.query('SELECT 1');
     } catch (err) {

@@ -43,3 +43,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   // mysql2 after the pool lost its server: "Can't add new command when connection is in closed state".
   return typeof e?.message === 'string' && /connection is in closed state|Connection lost/i.test(e.message);
 }
+
+/** A statement stopped by its time limit: MariaDB's max_statement_time (errno 1969) or MySQL's MAX_EXECUTION_TIME. */
+export function isStatementTimeout(err: unknown): boolean {
+  const e = err as { errno?: number; driverError?: { errno?: number } };
+  return (e?.driverError?.errno ?? e?.errno) === 1969 || codeOf(err) === 'ER_QUERY_TIMEOUT';
+}

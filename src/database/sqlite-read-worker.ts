@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { registerSqliteFunctions } from './sqlite-functions';
+import { REGEX_STATEMENT_BUDGET_MS } from './linear-regex';
+import { registerSqliteFunctions, setRegexDeadline } from './sqlite-functions';
 
 /**
  * The other end of `OffThreadReads`: a read-only connection to the service's SQLite file in a worker
@@ -18,6 +19,8 @@ parentPort!.on('message', ({ id, sql, params }: { id: number; sql: string; param
       statement = db.prepare(sql);
       statements.set(sql, statement);
     }
+    // Every statement gets the regex budget; only those with a regex lookup ever look at it.
+    setRegexDeadline(REGEX_STATEMENT_BUDGET_MS);
     parentPort!.postMessage({ id, rows: statement.all(...params) });
   } catch (err) {
     const e = err as { message?: string; code?: string };

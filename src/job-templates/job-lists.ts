@@ -1,6 +1,7 @@
 import type { ListSpec } from '../common/list-query';
 import { ownedResourceList } from '../resources/resource-lists';
-import { USER_LIST } from '../users/user-list';
+import { relatedUser } from '../users/user-list';
+import { seesEverything } from '../resources/ownership';
 
 const PROMPTS = ['limit', 'variables', 'inventory', 'credential', 'job_type', 'tags', 'skip_tags', 'diff_mode', 'verbosity', 'scm_branch'];
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -30,8 +31,9 @@ export const JOB_LIST: ListSpec = ownedResourceList(
   },
   {
     relations: {
-      job_template: { relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST },
-      launched_by: { relation: 'createdBy', spec: () => USER_LIST },
+      // A job's summary shows its template's id, name and description.
+      job_template: { relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: seesEverything },
+      launched_by: relatedUser('createdBy'),
     },
   },
 );

@@ -38,7 +38,7 @@ export class OwnedRecords<T extends OwnedResource> {
     const qb = this.repository.createQueryBuilder('r');
     for (const name of this.relationNames) qb.leftJoinAndSelect(`r.${name}`, `r_${name}`);
     if (owner !== undefined) qb.where('r.createdById = :owner', { owner });
-    return queryPage(qb, this.list, query, path, (rows) => rows.map(view));
+    return queryPage(qb, this.list, query, path, principal.user, (rows) => rows.map(view));
   }
 
   find(id: number): Promise<T | null> {

@@ -10,7 +10,7 @@ import type { Principal } from '../common/principal';
  */
 
 /** Superusers and system auditors see every object. */
-export function seesEverything(user: User): boolean {
+export function seesEverything(user: Pick<User, 'isSuperuser' | 'isSystemAuditor'>): boolean {
   return user.isSuperuser || user.isSystemAuditor;
 }
 

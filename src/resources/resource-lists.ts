@@ -1,5 +1,5 @@
 import type { ListSpec } from '../common/list-query';
-import { USER_LIST } from '../users/user-list';
+import { relatedUser } from '../users/user-list';
 
 type Fields = ListSpec['fields'];
 
@@ -15,8 +15,8 @@ export function ownedResourceList(own: Fields, extra: Partial<ListSpec> = {}): L
       ...own,
     },
     relations: {
-      created_by: { relation: 'createdBy', spec: () => USER_LIST },
-      modified_by: { relation: 'modifiedBy', spec: () => USER_LIST },
+      created_by: relatedUser('createdBy'),
+      modified_by: relatedUser('modifiedBy'),
       ...extra.relations,
     },
     search: ['name', 'description'],

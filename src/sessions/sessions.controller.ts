@@ -74,6 +74,6 @@ export class SessionsController {
 
   /** The owner's sessions cut-off decides which rows are still live: the row this request read, or read afresh. */
   private async page(principal: Principal, owner: Account, query: Record<string, unknown>, path: string) {
-    return queryPage(this.sessions.liveQuery(owner), SESSION_LIST, query, path, (rows) => rows.map((s) => serializeSession(s, principal)));
+    return queryPage(this.sessions.liveQuery(owner), SESSION_LIST, query, path, principal.user, (rows) => rows.map((s) => serializeSession(s, principal)));
   }
 }

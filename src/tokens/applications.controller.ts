@@ -40,7 +40,7 @@ export class ApplicationsController {
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     const where = principal.user.isSuperuser || principal.user.isSystemAuditor ? {} : { userId: principal.user.id };
-    return queryPage(this.applications.listQuery(where), APPLICATION_LIST, query, '/api/v2/applications/', (rows) =>
+    return queryPage(this.applications.listQuery(where), APPLICATION_LIST, query, '/api/v2/applications/', principal.user, (rows) =>
       rows.map((a) => serializeApplication(a, principal.user)),
     );
   }

@@ -1,5 +1,5 @@
 import type { ListSpec } from '../common/list-query';
-import { USER_LIST } from '../users/user-list';
+import { relatedUser } from '../users/user-list';
 
 /** What `/api/v2/applications/` may be filtered and ordered on (SPEC §19). */
 export const APPLICATION_LIST: ListSpec = {
@@ -16,7 +16,7 @@ export const APPLICATION_LIST: ListSpec = {
     modified: { property: 'modified', type: 'datetime' },
     client_secret: 'secret',
   },
-  relations: { user: { relation: 'user', spec: () => USER_LIST } },
+  relations: { user: relatedUser('user') },
   search: ['name', 'description'],
 };
 
@@ -34,8 +34,9 @@ export const TOKEN_LIST: ListSpec = {
     refresh_token: 'secret',
   },
   relations: {
-    user: { relation: 'user', spec: () => USER_LIST },
-    application: { relation: 'application', spec: () => APPLICATION_LIST },
+    user: relatedUser('user'),
+    // Superusers and system auditors read every application; its summary is its id and name.
+    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: (v) => v.isSuperuser || v.isSystemAuditor },
   },
   search: ['description'],
 };

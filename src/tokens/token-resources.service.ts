@@ -84,7 +84,7 @@ export class TokenResources {
   /** A page of tokens; viewers who do not see everyone's tokens see only their own in any list. */
   async page(path: string, principal: Principal, where: FindOptionsWhere<AccessToken>, query: Record<string, unknown>) {
     const scoped = seesEveryToken(principal.user) ? where : { ...where, userId: principal.user.id };
-    return queryPage(await this.tokens.listQuery(scoped), TOKEN_LIST, query, path, (rows) => this.present(principal, rows));
+    return queryPage(await this.tokens.listQuery(scoped), TOKEN_LIST, query, path, principal.user, (rows) => this.present(principal, rows));
   }
 
   async present(principal: Principal, rows: AccessToken[]) {

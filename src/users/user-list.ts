@@ -1,4 +1,5 @@
-import type { ListSpec } from '../common/list-query';
+import type { ListSpec, RelatedList } from '../common/list-query';
+import type { Account } from '../common/principal';
 
 /** What `/api/v2/users/` (and every path through a user, e.g. `user__username`) may be filtered and ordered on. */
 export const USER_LIST: ListSpec = {
@@ -19,3 +20,16 @@ export const USER_LIST: ListSpec = {
   },
   search: ['username', 'first_name', 'last_name', 'email'],
 };
+
+/** Superusers and system auditors read every user; anyone else only themselves. */
+export function readsEveryUser(viewer: Account): boolean {
+  return viewer.isSuperuser || viewer.isSystemAuditor;
+}
+
+/**
+ * A related user (`user__…`, `created_by__…`): its summary (what every list shows of it) is open to all;
+ * the rest only to callers who may read every user.
+ */
+export function relatedUser(relation: string): RelatedList {
+  return { relation, spec: () => USER_LIST, summary: ['id', 'username', 'first_name', 'last_name'], readableBy: readsEveryUser };
+}

@@ -6,7 +6,7 @@ import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { REQUIRED, text, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
-import { USER_LIST } from './user-list';
+import { readsEveryUser, USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { LocalCredentialsService } from './local-credentials.service';
 import { UserIdentities } from './user-identities';
@@ -31,9 +31,6 @@ const USER_BODY = z.object({
 
 const ADMIN_ONLY_FIELDS = ['is_superuser', 'is_system_auditor', 'is_active'] as const;
 
-function canSeeAllUsers(user: User): boolean {
-  return user.isSuperuser || user.isSystemAuditor;
-}
 
 @Controller('api/v2')
 export class UsersController {
@@ -60,15 +57,15 @@ export class UsersController {
 
   @Get('users')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    const onlyId = canSeeAllUsers(principal.user) ? undefined : principal.user.id;
-    return queryPage(this.users.listQuery(onlyId), USER_LIST, query, '/api/v2/users/', (rows) => this.serialize(principal, rows));
+    const onlyId = readsEveryUser(principal.user) ? undefined : principal.user.id;
+    return queryPage(this.users.listQuery(onlyId), USER_LIST, query, '/api/v2/users/', principal.user, (rows) => this.serialize(principal, rows));
   }
 
   /** `/api/v2/me/`: a paginated list of one, as AWX answers it; filters apply to it like any list. */
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     if (Object.keys(query).length) {
-      return queryPage(this.users.listQuery(principal.user.id), USER_LIST, query, '/api/v2/me/', (rows) => this.serialize(principal, rows));
+      return queryPage(this.users.listQuery(principal.user.id), USER_LIST, query, '/api/v2/me/', principal.user, (rows) => this.serialize(principal, rows));
     }
     // No query: the user row was read by this very request's authentication, no second read.
     return { count: 1, next: null, previous: null, results: [await this.serializeOne(principal, principal.user)] };
@@ -138,7 +135,7 @@ export class UsersController {
 
   /** Objects a caller may not see are 404, so ids do not reveal which users exist. */
   private async visibleUser(principal: Principal, id: number): Promise<User> {
-    if (!canSeeAllUsers(principal.user) && principal.user.id !== id) throw new NotFound();
+    if (!readsEveryUser(principal.user) && principal.user.id !== id) throw new NotFound();
     return this.users.getOr404(id);
   }
 }

@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+import { TEST_DB } from './support/test-db';
+
+/**
+ * Issue 28: the list query language and the JSON bodies under attack, on SQLite and MariaDB. A regex lookup
+ * cannot hold the service, JavaScript's own property names are no fields, conditions are capped below
+ * SQLite's expression depth, both databases take and match the same patterns, a related object's fields
+ * beyond its summary are closed to callers who may not read every such object, and no body depth that
+ * fits in the size limit gives a 500.
+ */
+const LISTS = ['/api/v2/users/', '/api/v2/me/', '/api/v2/tokens/', '/api/v2/applications/', '/api/v2/hosts/', '/api/v2/credentials/',
+  '/api/v2/job_templates/', '/api/v2/jobs/', '/api/v2/me/sessions/'];
+const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'isPrototypeOf', 'hasOwnProperty', '__proto__', 'propertyIsEnumerable', '__defineGetter__'];
+
+/** A GET as a plain Node request, timed (supertest's own timing includes its set-up). */
+function timedGet(url: string, auth: string): Promise<{ status: number; body: { detail?: string; count?: number }; ms: number }> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers: { Authorization: auth } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}'), ms: Number(process.hrtime.bigint() - started) / 1e6 }));
+    }).on('error', reject);
+  });
+}
+
+/** Runs `work` while pinging every 10 ms; the longest ping answer meanwhile, in ms. */
+async function longestPingDuring<T>(baseUrl: string, work: () => Promise<T>): Promise<{ result: T; longestPing: number }> {
+  let running = true;
+  let longest = 0;
+  const pinger = (async () => {
+    while (running) {
+      const ping = await timedGet(`${baseUrl}/api/v2/ping/`, '');
+      assert.equal(ping.status, 200);
+      longest = Math.max(longest, ping.ms);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  try {
+    return { result: await work(), longestPing: longest };
+  } finally {
+    running = false;
+    await pinger;
+  }
+}
+
+describe(`the query language and bodies under attack (issue 28, ${TEST_DB})`, () => {
+  let t: TestApp;
+  const admin = basic('admin', ADMIN_PASSWORD);
+  const mallory = basic('mallory', 'Mallory-pass-1');
+  let readToken: string;
+
+  before(async () => {
+    t = await startTestApp();
+    await t.createUser('mallory', 'Mallory-pass-1', { email: 'mallory@corp.example' });
+    await t.createUser('alice', 'Alice-pass-1', { email: 'alice@corp.example' });
+    await t.createUser('Bob', 'Bob-pass-1');
+    await t.createUser('carol99', 'Carol-pass-1');
+    await t.createUser('dave.x', 'Dave-pass-1');
+    readToken = (await t.http().post('/api/v2/tokens/').set('Authorization', mallory).send({ scope: 'read' }).expect(201)).body.token;
+    // Long rows a backtracking engine chokes on: "aaaa…a!".
+    for (let i = 0; i < 30; i++) {
+      await t.http().post('/api/v2/hosts/').set('Authorization', mallory).send({ name: `bomb-${i}`, description: `${'a'.repeat(4000)}!` }).expect(201);
+    }
+    for (let i = 0; i < 3; i++) await t.http().post('/api/v2/tokens/').set('Authorization', mallory).send({ description: `${'a'.repeat(32)}!` }).expect(201);
+    // Objects of the admin that mallory must learn nothing about.
+    await t.http().post('/api/v2/hosts/').set('Authorization', admin).send({ name: 'admin-host' }).expect(201);
+    const app = await t.http().post('/api/v2/applications/').set('Authorization', admin)
+      .send({ name: 'admin-app', client_type: 'confidential', authorization_grant_type: 'password' }).expect(201);
+    await t.http().post('/api/v2/applications/').set('Authorization', mallory).send({ name: 'm-app', client_type: 'public', authorization_grant_type: 'password' }).expect(201);
+    await t.http().post(`/api/v2/applications/${app.body.id}/tokens/`).set('Authorization', admin).send({ scope: 'read' }).expect(201);
+    const template = await t.http().post('/api/v2/job_templates/').set('Authorization', mallory).send({ name: 'm-jt', extra_vars: '{"secret_var": 1}' }).expect(201);
+    await t.http().post(`/api/v2/job_templates/${template.body.id}/launch/`).set('Authorization', mallory).send({}).expect(201);
+    await t.http().post('/api/v2/credentials/').set('Authorization', mallory).send({ name: 'm-cred', inputs: { password: 'p' } }).expect(201);
+  });
+  after(() => t.close());
+
+  it('a regex bomb over long rows answers within the budget and never holds the ping', async () => {
+    const bearer = `Bearer ${readToken}`;
+    const cases = [
+      // The issue's pattern: lookahead is not RE2, so refused at once on both databases.
+      ['/api/v2/tokens/?description__regex=^(?=a{32}!)(?:(a%2B)%2Bb|a%2B!)&page_size=1', [400]],
+      // RE2 syntax, catastrophic for a backtracking engine: linear on SQLite, bounded by the statement budget on MariaDB.
+      ['/api/v2/hosts/?description__regex=^(a|aa)%2B$', [200, 400]],
+      ['/api/v2/hosts/?description__iregex=^(a%2B)%2B$', [200, 400]],
+      ['/api/v2/hosts/?or__description__regex=(a*)*b&or__name__regex=(x%2Bx%2B)%2By', [200, 400]],
+    ] as const;
+    for (const [path, statuses] of cases) {
+      const { result, longestPing } = await longestPingDuring(t.url, () => timedGet(`${t.url}${path}`, bearer));
+      assert.ok((statuses as readonly number[]).includes(result.status), `${path}: ${result.status} ${JSON.stringify(result.body)}`);
+      if (result.status === 200) assert.equal(result.body.count, 0, path);
+      else assert.match(result.body.detail ?? '', /regular expression/);
+      // The issue's figures: a request under a second, ping under 100 ms. Bounded generously here (shared CI machine).
+      assert.ok(result.ms < 10_000, `${path} took ${result.ms.toFixed(0)} ms`);
+      assert.ok(longestPing < 2_000, `ping waited ${longestPing.toFixed(0)} ms during ${path}`);
+      console.log(`# regex bomb (${TEST_DB}): ${path} -> ${result.status} in ${result.ms.toFixed(0)} ms, longest ping ${longestPing.toFixed(0)} ms`);
+    }
+    await t.http().get('/api/v2/ping/').expect(200);
+  });
+
+  it('both databases take and match the same patterns (RE2 syntax), and refuse the same ones', async () => {
+    const matches: [string, string[]][] = [
+      ['username__regex=^a', ['admin', 'alice']],
+      ['username__regex=[[:digit:]]%2B$', ['carol99']],
+      ['username__regex=\\x{42}', ['Bob']],
+      ['username__iregex=^b', ['Bob']],
+      ['username__regex=(?i)^BOB$', ['Bob']],
+      ['username__regex=e\\.x$', ['dave.x']],
+      ['username__iregex=^(ALICE|bob)$', ['alice', 'Bob']],
+      ['username__regex=\\bcarol', ['carol99']],
+      ['username__regex=^\\pL%2B$', ['admin', 'alice', 'Bob', 'mallory']],
+      ['username__regex=^[a-z]{5}$', ['admin', 'alice']],
+    ];
+    for (const [query, expected] of matches) {
+      const res = await t.http().get(`/api/v2/users/?${query}&order_by=id`).set('Authorization', admin);
+      assert.equal(res.status, 200, `${query}: ${res.text}`);
+      assert.deepEqual(res.body.results.map((u: { username: string }) => u.username).sort(), [...expected].sort(), query);
+    }
+    for (const query of ['username__regex=\\u0041', 'username__iregex=[[:alpha:]', 'username__regex=(a)\\1', 'username__regex=a{1001}', 'username__regex=(?<=a)b',
+      `username__regex=${'a'.repeat(1001)}`, 'username__regex=(', 'username__regex=a%2B%2B']) {
+      const res = await t.http().get(`/api/v2/users/?${query}`).set('Authorization', admin);
+      assert.equal(res.status, 400, `${query}: ${res.status} ${res.text}`);
+      assert.match(res.body.detail, /invalid regular expression \(RE2 syntax\)/);
+    }
+  });
+
+  it("JavaScript's own property names are no field, lookup or relation: 400 on every list", async () => {
+    for (const list of LISTS) {
+      for (const name of PROTOTYPE_NAMES) {
+        for (const query of [`${name}=1`, `order_by=${name}`, `${name}__name=x`, `not__${name}=1`, `or__${name}__in=1`, `user__${name}=1`, `search=x&order_by=-${name}`]) {
+          const res = await t.http().get(`${list}?${query}`).set('Authorization', admin);
+          assert.equal(res.status, 400, `${list}?${query}: ${res.status} ${res.text}`);
+          assert.deepEqual(Object.keys(res.body), ['detail']);
+        }
+      }
+    }
+  });
+
+  it('at most 100 conditions, named in a 400; up to the cap SQLite and MariaDB answer', async () => {
+    const flood = (n: number, part: (i: number) => string) => Array.from({ length: n }, (_, i) => part(i)).join('&');
+    const refusedQueries = [
+      `search=${Array.from({ length: 1001 }, () => 'a').join(',')}`,
+      flood(1001, () => 'id__gte=0'),
+      flood(1001, (i) => `or__id=${i}`),
+      flood(60, () => 'id__gte=0') + '&' + `search=${Array.from({ length: 41 }, () => 'a').join(',')}`,
+      `id__in=${Array.from({ length: 501 }, (_, i) => i).join(',')}`,
+      `order_by=${Array.from({ length: 11 }, () => 'id').join(',')}`,
+    ];
+    for (const query of refusedQueries) {
+      const res = await t.http().get(`/api/v2/hosts/?${query}`).set('Authorization', admin);
+      assert.equal(res.status, 400, `${query.slice(0, 60)}…: ${res.status} ${res.text.slice(0, 200)}`);
+      assert.match(res.body.detail, /at most (100|500|10)\b/);
+    }
+    for (const query of [flood(100, () => 'id__gte=0'), flood(100, (i) => `or__id=${i}`), `search=${Array.from({ length: 100 }, () => 'b').join(',')}`,
+      flood(50, (i) => `not__name__regex=^x${i}`) + '&' + flood(50, () => 'or__description__icontains=a'), `id__in=${Array.from({ length: 500 }, (_, i) => i).join(',')}`]) {
+      const res = await t.http().get(`/api/v2/hosts/?${query}`).set('Authorization', admin);
+      assert.equal(res.status, 200, `${query.slice(0, 60)}…: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+  });
+
+  it("a related object's fields beyond its summary are closed to a plain user: 403, whatever the value", async () => {
+    const closed: [string, string, string][] = [
+      ['/api/v2/hosts/', 'modified_by__email=root@corp.example', 'modified_by__email'],
+      ['/api/v2/hosts/', 'modified_by__email=wrong@guess.example', 'modified_by__email'],
+      ['/api/v2/hosts/', 'modified_by__is_superuser=true', 'modified_by__is_superuser'],
+      ['/api/v2/hosts/', 'modified_by__last_login__isnull=true', 'modified_by__last_login'],
+      ['/api/v2/hosts/', 'order_by=created_by__email', 'created_by__email'],
+      ['/api/v2/credentials/', 'created_by__is_superuser=false', 'created_by__is_superuser'],
+      ['/api/v2/job_templates/', 'modified_by__email__startswith=m', 'modified_by__email'],
+      ['/api/v2/jobs/', 'job_template__extra_vars__contains=secret', 'job_template__extra_vars'],
+      ['/api/v2/jobs/', 'launched_by__email__icontains=corp', 'launched_by__email'],
+      ['/api/v2/jobs/', 'job_template__created_by__username=mallory', 'job_template__created_by'],
+      ['/api/v2/tokens/', 'user__email=mallory@corp.example', 'user__email'],
+      ['/api/v2/tokens/', 'application__user__email__startswith=mallory@', 'application__user'],
+      ['/api/v2/tokens/', 'application__client_type=confidential', 'application__client_type'],
+      ['/api/v2/tokens/', 'order_by=-application__user', 'application__user'],
+      ['/api/v2/applications/', 'user__is_superuser=true', 'user__is_superuser'],
+    ];
+    for (const [list, query, field] of closed) {
+      for (const auth of [mallory, `Bearer ${readToken}`]) {
+        const res = await t.http().get(`${list}?${query}`).set('Authorization', auth);
+        assert.equal(res.status, 403, `${list}?${query}: ${res.status} ${res.text}`);
+        assert.equal(res.body.detail, `Filtering on ${field} is not allowed.`, `${list}?${query}`);
+      }
+    }
+    // The summary stays open (what the list shows anyway), and callers who read every object keep the rest.
+    const open: [string, string, string, number][] = [
+      ['/api/v2/hosts/', 'modified_by__username=mallory', mallory, 30],
+      ['/api/v2/hosts/', 'created_by__first_name__icontains=x&created_by=999', mallory, 0],
+      ['/api/v2/jobs/', 'job_template__name=m-jt', mallory, 1],
+      ['/api/v2/tokens/', 'application__name=admin-app', mallory, 0],
+      ['/api/v2/tokens/', 'user__username=mallory&order_by=user__last_name', mallory, 4],
+      ['/api/v2/hosts/', 'modified_by__email=mallory@corp.example', admin, 30],
+      ['/api/v2/tokens/', 'application__user__is_superuser=true', admin, 1],
+      ['/api/v2/jobs/', 'job_template__extra_vars__contains=secret_var', admin, 1],
+    ];
+    for (const [list, query, auth, count] of open) {
+      const res = await t.http().get(`${list}?${query}`).set('Authorization', auth);
+      assert.equal(res.status, 200, `${list}?${query}: ${res.status} ${res.text}`);
+      assert.equal(res.body.count, count, `${list}?${query}`);
+    }
+  });
+
+  it('bodies nested at any depth that fits in the body limit are a 400 naming the field, never a 500', async () => {
+    const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+    const deepList = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    const bodies: [string, string, string][] = [
+      ['/api/v2/hosts/', `{"name":"deep-1","variables":${deep(100_000)}}`, 'variables'],
+      ['/api/v2/job_templates/', `{"name":"deep-2","extra_vars":${deep(100_000)}}`, 'extra_vars'],
+      ['/api/v2/hosts/', `{"name":"deep-3","variables":${deepList(300_000)}}`, 'variables'],
+      ['/api/v2/credentials/', `{"name":"deep-4","inputs":${deep(64)}}`, 'inputs'],
+      ['/api/v2/users/', deepList(500_000), 'body'],
+    ];
+    for (const [path, text, field] of bodies) {
+      assert.ok(Buffer.byteLength(text) <= 1024 * 1024, 'fits in the body limit');
+      const res = await t.http().post(path).set('Authorization', admin).set('Content-Type', 'application/json').send(text);
+      assert.equal(res.status, 400, `${path} ${field}: ${res.status} ${res.text.slice(0, 200)}`);
+      assert.equal(res.body.detail, `${field}: nested deeper than 64 levels of objects and arrays.`);
+    }
+    // 63 levels below the field is still a body like any other.
+    const res = await t.http().post('/api/v2/hosts/').set('Authorization', admin).set('Content-Type', 'application/json').send(`{"name":"deep-ok","variables":${deep(63)}}`);
+    assert.equal(res.status, 201, res.text.slice(0, 200));
+    const names = await t.http().get('/api/v2/hosts/?name__startswith=deep-').set('Authorization', admin).expect(200);
+    assert.deepEqual(names.body.results.map((h: { name: string }) => h.name), ['deep-ok'], 'nothing half-written');
+  });
+});
