@@ -6,9 +6,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# What the suite needs beyond node_modules, checked (or, with TEST_INSTALL=1, installed) before anything runs.
+bash scripts/test-prerequisites.sh || exit 1
+
 # A clean build: a spec deleted from src/ or test/ must not keep running from an old dist/.
 rm -rf dist
 npm run build:test --silent || { echo "build failed"; exit 1; }
+node scripts/build-if-stale.js --mark
 
 concurrency="${TEST_CONCURRENCY:-2}"
 mkdir -p test-output

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { basic } from './support/test-app';
@@ -96,6 +98,45 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
 
   it('an unknown command exits non-zero', () => {
     assert.notEqual(runManage(['no_such_command'], env).status, 0);
+  });
+
+  it('answers --version, shows its help with no command, and speaks one error style (issue 34)', () => {
+    const version = runManage(['--version'], env);
+    assert.equal(version.status, 0, version.stderr);
+    assert.equal(version.stdout.trim(), (require('../../package.json') as { version: string }).version);
+    const bare = runManage([], env);
+    assert.equal(bare.status, 0, bare.stderr);
+    assert.match(bare.stdout, /^Usage: automation-manage \[options\] \[command\]/);
+    assert.match(bare.stdout, /createsuperuser/);
+    const unknown = runManage(['no_such_command'], env);
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /^Error: unknown command 'no_such_command'/);
+    for (const args of [['changepassword', 'ghost', '--password', 'x'], ['expire_sessions', '--user', 'ghost'], ['create_oauth2_token', '--user', 'ghost']]) {
+      const missing = runManage(args, env);
+      assert.equal(missing.status, 1, args.join(' '));
+      assert.equal(missing.stderr, "Error: The user 'ghost' does not exist.\n", args.join(' '));
+    }
+  });
+
+  it('npm start and npm run manage find the tree built and do not compile again (issue 34)', () => {
+    // npm test builds dist/ and marks it; nothing changed since, so the pre-step only checks.
+    const check = spawnSync(process.execPath, [resolve(__dirname, '..', '..', 'scripts', 'build-if-stale.js')], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(check.status, 0, check.stderr);
+    assert.equal(check.stderr, '', 'no build was started');
+  });
+
+  it('applies the password policy to createsuperuser and changepassword unless --skip-policy (issue 34)', () => {
+    const strict = { ...env, LOCAL_PASSWORD_MIN_LENGTH: '12' };
+    const refused = runManage(['createsuperuser', '--username', 'shorty', '--password', 'Short-1'], strict);
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stderr, 'Error: password: Password must be at least 12 characters long.\n');
+    const skipped = runManage(['createsuperuser', '--username', 'shorty', '--password', 'Short-1', '--skip-policy'], strict);
+    assert.equal(skipped.status, 0, skipped.stderr);
+    const change = runManage(['changepassword', 'shorty', '--password', 'Short-2'], strict);
+    assert.equal(change.status, 1);
+    assert.match(change.stderr, /^Error: password: Password must be at least 12 characters long\.$/m);
+    assert.equal(runManage(['changepassword', 'shorty', '--password', 'Short-2', '--skip-policy'], strict).status, 0);
+    assert.equal(runManage(['changepassword', 'shorty', '--password', 'Long-enough-pass-3'], strict).status, 0);
   });
 });
 

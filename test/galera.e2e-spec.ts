@@ -11,7 +11,8 @@ import { ServiceProcess, spawnServices } from './support/service-process';
  * Issue 14: three service nodes, each attached to a different member of a 3-member MariaDB Galera
  * cluster (scripts/galera-cluster.sh, started once by the Galera pass of `npm test`). Row locks and
  * GET_LOCK hold on one member only, conflicting writes fail at commit, and a read waits for replication
- * only with wsrep_sync_wait: every guarantee of SPEC must still hold whichever node a request reaches.
+ * only with wsrep_sync_wait, which the members leave at Galera's 0 and the service sets on its own
+ * connections: every guarantee of SPEC must still hold whichever node a request reaches.
  */
 const ADMIN_PASSWORD = 'Galera-admin-pass-1';
 
@@ -29,6 +30,19 @@ describe('three nodes on a 3-member Galera cluster', { skip: GALERA_PORTS.length
   after(async () => {
     await Promise.all((nodes ?? []).map((n) => n.stop()));
     await db?.drop();
+  });
+
+  it('runs on members as Galera ships them (wsrep_sync_wait=0): the nodes started and set causal reads themselves (issue 34)', async () => {
+    for (let i = 0; i < 3; i++) {
+      const conn = await createConnection(memberUrl(db.url, i));
+      try {
+        const [[row]] = (await conn.query('SELECT @@GLOBAL.wsrep_sync_wait AS global_wait, @@GLOBAL.wsrep_on AS wsrep_on')) as [{ global_wait: number; wsrep_on: number }[], unknown];
+        assert.deepEqual({ ...row }, { global_wait: 0, wsrep_on: 1 }, `member ${i}`);
+      } finally {
+        await conn.end();
+      }
+    }
+    for (const node of nodes) await request(node.url).get('/api/v2/ping/').expect(200);
   });
 
   it('migrated once with all nodes starting together, every table with a primary key, on every member', async () => {

@@ -38,10 +38,12 @@ describe('HTTP pipeline (SPEC §1)', () => {
   it('redirects paths without a trailing slash: 301 for GET/HEAD (query kept), 308 otherwise', async () => {
     const get = await t.http().get('/api/v2/users?page=2').expect(301);
     assert.equal(get.headers.location, '/api/v2/users/?page=2');
+    assert.deepEqual(get.body, { detail: 'Moved to /api/v2/users/?page=2 (API paths end in a slash).' });
     const head = await t.http().head('/api/v2/ping').expect(301);
     assert.equal(head.headers.location, '/api/v2/ping/');
     const post = await t.http().post('/api/v2/users').send({}).expect(308);
     assert.equal(post.headers.location, '/api/v2/users/');
+    assert.deepEqual(post.body, { detail: 'Moved to /api/v2/users/ (API paths end in a slash).' });
     await t.http().get('/api').expect(301).expect('Location', '/api/');
   });
 

@@ -76,6 +76,20 @@ describe('runtime settings (SPEC §9)', () => {
     assert.equal(read.body.SESSION_COOKIE_AGE, 600, 'a rejected request changes nothing');
   });
 
+  it('names unknown keys in a 400 and stores nothing, in a category and in all (issue 34)', async () => {
+    for (const url of [URL, '/api/v2/settings/all/']) {
+      const res = await t.http().patch(url).set('Authorization', admin()).send({ SESSION_COOKIE_AGE: 900, SESSION_COOKIE_AEG: 900 }).expect(400);
+      assert.deepEqual(res.body, { SESSION_COOKIE_AEG: [`Unknown setting for the ${url === URL ? 'authentication' : 'all'} category.`] });
+      await t.http().put(url).set('Authorization', admin()).send({ sessions_per_user: 3 }).expect(400);
+    }
+    // A key of another category is unknown to this one; the whole GET body can be PUT back (read-only keys ignored).
+    const other = await t.http().patch(URL).set('Authorization', admin()).send({ SOCIAL_AUTH_OIDC_PROVIDERS: {} }).expect(400);
+    assert.deepEqual(Object.keys(other.body), ['SOCIAL_AUTH_OIDC_PROVIDERS']);
+    const read = await t.http().get(URL).set('Authorization', admin()).expect(200);
+    assert.equal(read.body.SESSION_COOKIE_AGE, 600, 'a refused request changes nothing');
+    await t.http().put(URL).set('Authorization', admin()).send(read.body).expect(200);
+  });
+
   it('refuses DISABLE_LOCAL_AUTH while no remote authentication is configured', async () => {
     const res = await t.http().patch(URL).set('Authorization', admin()).send({ DISABLE_LOCAL_AUTH: true }).expect(400);
     assert.deepEqual(res.body, { DISABLE_LOCAL_AUTH: ['There are no remote authentication systems configured.'] });

@@ -58,7 +58,7 @@ describe('token management commands', () => {
   it('create_oauth2_token fails with one line for a missing or unknown user or a bad scope', () => {
     const cases: [string[], RegExp][] = [
       [['create_oauth2_token'], /Username not supplied/],
-      [['create_oauth2_token', '--user', 'ghost'], /The user does not exist\./],
+      [['create_oauth2_token', '--user', 'ghost'], /The user 'ghost' does not exist\./],
       [['create_oauth2_token', '--user', 'alice', '--scope', 'admin'], /--scope must be/],
     ];
     for (const [args, message] of cases) {
@@ -89,7 +89,7 @@ describe('token management commands', () => {
     assert.equal(refused.body.error, 'invalid_grant');
     const unknown = manage(['revoke_oauth2_tokens', '--user', 'ghost']);
     assert.equal(unknown.status, 1);
-    assert.match(unknown.stderr, /A user with that username does not exist\./);
+    assert.match(unknown.stderr, /The user '[^']+' does not exist\./);
   });
 
   it('revoke_oauth2_tokens without --user revokes every access token', async () => {

@@ -1,29 +1,18 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
-import { CommandFactory } from 'nest-commander';
-import { ConfigError } from '../config/app-config';
-import { DomainError } from '../common/errors';
-import { JsonLogger } from '../common/json-logger';
-import { CliModule } from './cli.module';
-import { CommandError } from './command-error';
+import { packageVersion } from '../config/app-config';
 
-/** `automation-manage <command> [flags]` (`npm run manage -- …`): exit 0 on success, one line and exit 1 on failure. The file is named after the bin, so the help and errors say `automation-manage`. */
-function report(err: Error): void {
-  const known = err instanceof CommandError || err instanceof ConfigError || err instanceof DomainError;
-  process.stderr.write(`Error: ${known ? err.message : `unexpected failure: ${err.message}`}\n`);
-  process.exitCode = 1;
+/**
+ * `automation-manage <command> [flags]` (`npm run manage -- …`): exit 0 on success, `Error: …` and exit 1
+ * on failure. The file is named after the bin, so the help and errors say `automation-manage`.
+ * `--version` is answered before Nest or any module is loaded (issue 34: within a second); no command at
+ * all shows the help on stdout as a success (commander would print it as an error, exit 1).
+ */
+const VERSION = packageVersion();
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  if (args.length === 0) process.argv.push('--help');
+  // Loaded here, not at the top: Nest, TypeORM and every module take most of a second to require.
+  void (require('./run-commands') as typeof import('./run-commands')).runCommands(VERSION);
 }
-
-CommandFactory.run(CliModule, {
-  logger: new JsonLogger('warn'),
-  cliName: 'automation-manage',
-  serviceErrorHandler: report,
-  errorHandler: (err: Error & { exitCode?: number; code?: string }) => {
-    // commander has already printed its own one-line message (unknown option, missing argument...)
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') {
-      process.exitCode = 0;
-      return;
-    }
-    process.exitCode = err.exitCode && err.exitCode !== 0 ? err.exitCode : 1;
-  },
-}).catch((err) => report(err));

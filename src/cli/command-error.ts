@@ -3,6 +3,11 @@ import { createInterface } from 'node:readline';
 /** A failure the operator caused; printed as one line, exit status 1. */
 export class CommandError extends Error {}
 
+/** The one wording of every command for a user name that matches no user. */
+export function userDoesNotExist(username: string): CommandError {
+  return new CommandError(`The user '${username}' does not exist.`);
+}
+
 /**
  * Password for a command: the flag, else MANAGE_PASSWORD from the environment, else a prompt
  * (typed twice, not echoed) when a terminal is attached.

@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { SessionSweeper } from '../sessions/session-sweeper.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
-import { CommandError } from './command-error';
+import { CommandError, userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
 
 @Command({ name: 'expire_sessions', description: 'End every live session, or those of one user' })
@@ -19,7 +19,7 @@ export class ExpireSessionsCommand extends CommandRunner {
     let count: number;
     if (options.user !== undefined) {
       const user = await this.users.findByUsername(options.user);
-      if (!user) throw new CommandError('The user does not exist.');
+      if (!user) throw userDoesNotExist(options.user);
       // The cut-off ends them at once on every node; the command then waits for the rows to be stamped.
       await this.sessions.endAllOf(user.id, 'revoked_by_admin', NO_REQUEST);
       count = await this.sweeper.cleanupRevoked(Infinity);

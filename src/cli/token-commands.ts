@@ -5,7 +5,7 @@ import { parseScope } from '../tokens/scopes';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { TokensService } from '../tokens/tokens.service';
 import { UsersService } from '../users/users.service';
-import { CommandError } from './command-error';
+import { CommandError, userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
 
 /** The release without OAuth 2 (SPEC §6) has no tokens to create, revoke or clear. */
@@ -31,7 +31,7 @@ export class CreateOAuth2TokenCommand extends CommandRunner {
     const scope = parseScope(options.scope ?? 'write');
     if (!scope) throw new CommandError("--scope must be 'read' or 'write'.");
     const user = await this.users.findByUsername(options.user);
-    if (!user) throw new CommandError('The user does not exist.');
+    if (!user) throw userDoesNotExist(options.user);
     const issued = await this.tokens.issue({ user, application: null, scope, description: 'created by create_oauth2_token', trace: NO_REQUEST });
     // The token on stdout, alone, so scripts can capture it; it is shown only this once.
     console.log(issued.token);
@@ -63,7 +63,7 @@ export class RevokeOAuth2TokensCommand extends CommandRunner {
     let userId: number | null = null;
     if (options.user) {
       const user = await this.users.findByUsername(options.user);
-      if (!user) throw new CommandError('A user with that username does not exist.');
+      if (!user) throw userDoesNotExist(options.user);
       userId = user.id;
     }
     const counts = await this.revocation.countFor(userId);

@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { UsersService } from '../users/users.service';
-import { CommandError, passwordFrom } from './command-error';
+import { CommandError, passwordFrom, userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
 
 /** Field errors from the service, as one readable line. */
@@ -19,11 +19,11 @@ export class CreateSuperuserCommand extends CommandRunner {
     super();
   }
 
-  async run(_: string[], options: { username?: string; email?: string; password?: string }): Promise<void> {
+  async run(_: string[], options: { username?: string; email?: string; password?: string; skipPolicy?: boolean }): Promise<void> {
     if (!options.username) throw new CommandError('--username is required.');
     const password = await passwordFrom(options.password);
     const user = await this.users
-      .create({ username: options.username, email: options.email ?? '', password, is_superuser: true }, NO_REQUEST)
+      .create({ username: options.username, email: options.email ?? '', password, is_superuser: true }, NO_REQUEST, { skipPasswordPolicy: options.skipPolicy })
       .catch(describeFieldErrors);
     console.log(`Superuser "${user.username}" created successfully (id ${user.id}).`);
   }
@@ -40,6 +40,10 @@ export class CreateSuperuserCommand extends CommandRunner {
   parsePassword(v: string) {
     return v;
   }
+  @Option({ flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' })
+  parseSkipPolicy() {
+    return true;
+  }
 }
 
 @Command({ name: 'changepassword', arguments: '<username>', description: "Change a user's password" })
@@ -48,17 +52,21 @@ export class ChangePasswordCommand extends CommandRunner {
     super();
   }
 
-  async run([username]: string[], options: { password?: string }): Promise<void> {
+  async run([username]: string[], options: { password?: string; skipPolicy?: boolean }): Promise<void> {
     const user = await this.users.findByUsername(username);
-    if (!user) throw new CommandError(`user '${username}' does not exist`);
+    if (!user) throw userDoesNotExist(username);
     const password = await passwordFrom(options.password);
-    await this.users.setPassword(user, password, NO_REQUEST).catch(describeFieldErrors);
+    await this.users.setPassword(user, password, NO_REQUEST, options.skipPolicy).catch(describeFieldErrors);
     console.log(`Password changed successfully for user '${username}'`);
   }
 
   @Option({ flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' })
   parsePassword(v: string) {
     return v;
+  }
+  @Option({ flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' })
+  parseSkipPolicy() {
+    return true;
   }
 }
 

@@ -93,7 +93,9 @@ export function trailingSlash(request: FastifyRequest, reply: FastifyReply, done
   // The OpenAPI page's own assets (swagger-ui.css, …) are files, not API paths.
   if (!isApiPath(path) || path.endsWith('/') || path.startsWith('/api/swagger/')) return done();
   const status = request.method === 'GET' || request.method === 'HEAD' ? 301 : 308;
-  reply.code(status).header('Location', `${path}/${request.url.slice(path.length)}`).send();
+  const location = `${path}/${request.url.slice(path.length)}`;
+  // The body says where it points: plain curl (no -L) shows it instead of nothing (issue 34).
+  reply.code(status).header('Location', location).send({ detail: `Moved to ${location} (API paths end in a slash).` });
 }
 
 /** Requests with no body see `{}`, as the routes expect (the seed's body-less POST is a validation error, not a crash). */

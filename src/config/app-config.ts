@@ -123,7 +123,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 /** The version in the project's package.json, found from wherever the code runs (src or dist). */
-function packageVersion(): string {
+export function packageVersion(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };

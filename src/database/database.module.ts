@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migration-runner';
+import { ensureCausalReads } from './galera-causal-reads';
 import { DatabaseHealth } from './database-health';
 import { closeOffThreadReads } from './off-thread-reads';
 import { PreparedStatements } from './prepared-statements';
@@ -19,6 +20,8 @@ import { Transactions } from './transactions';
       // Migrations run before the DataSource is handed to anyone, so no provider sees an old schema.
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
+        // Before any other statement of the service: on Galera every connection reads causally.
+        await ensureCausalReads(dataSource);
         await runMigrationsLocked(dataSource);
         return dataSource;
       },

@@ -17,7 +17,6 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
     const done = await dataSource.runMigrations({ transaction: 'all' });
     return done.length;
   }
-  await assertGaleraReadsWait(dataSource);
   await dataSource.query('CREATE TABLE IF NOT EXISTS service_lock (name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires DATETIME(3) NOT NULL)');
   const holder = randomBytes(12).toString('hex');
   const deadline = Date.now() + LEASE_SECONDS * 1000;
@@ -48,16 +47,3 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
   }
 }
 
-/**
- * On a Galera cluster a read waits for what other members committed only with `wsrep_sync_wait` (bit 1).
- * Without it a token revoked through one member could still be accepted through another, so the service
- * refuses to start rather than break that guarantee (docs/deployment.md).
- */
-async function assertGaleraReadsWait(dataSource: DataSource): Promise<void> {
-  const rows = (await dataSource.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('wsrep_on', 'wsrep_sync_wait')")) as { Variable_name: string; Value: string }[];
-  const value = (name: string) => rows.find((r) => r.Variable_name === name)?.Value;
-  if (value('wsrep_on') !== 'ON') return;
-  if ((Number(value('wsrep_sync_wait')) & 1) === 0) {
-    throw new Error('this database is a Galera cluster member with wsrep_sync_wait=0: set wsrep_sync_wait=1 (my.cnf or SET GLOBAL) so that every node reads what the others committed');
-  }
-}

@@ -126,7 +126,7 @@ export class SettingsService implements OnModuleInit {
     return out;
   }
 
-  /** Validates every given key (400 naming each bad field), then stores them in one transaction. */
+  /** Validates every given key (400 naming each bad or unknown field), then stores them in one transaction. */
   async update(category: string, body: unknown, actor: string, trace: RequestTrace): Promise<Record<string, unknown>> {
     const defs = new Map(this.categoryDefinitions(category).map((d) => [d.key, d]));
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
@@ -136,7 +136,13 @@ export class SettingsService implements OnModuleInit {
     const changes = new Map<string, unknown>();
     for (const [key, raw] of Object.entries(body)) {
       const def = defs.get(key);
-      if (!def || def.readOnly) continue; // DRF ignores unknown and read-only fields
+      // A typo must not answer 200 and change nothing (issue 34): unknown keys are named in the 400.
+      // Read-only ones are ignored as DRF does, so a GET's body can be PUT back as it is.
+      if (!def) {
+        errors[key.slice(0, 100)] = [`Unknown setting for the ${category} category.`];
+        continue;
+      }
+      if (def.readOnly) continue;
       try {
         changes.set(key, validateValue(def.schema, def.secret ? unmaskSecrets(key, raw, this.get(key)) : raw, key));
       } catch (e) {

@@ -116,7 +116,8 @@ export class UsersService {
     if (problems.length) throw new FieldErrors({ password: problems });
   }
 
-  async create(input: Partial<UserInput>, trace: RequestTrace, extra: { externalAccount?: string | null } = {}): Promise<User> {
+  /** `skipPasswordPolicy`: the management commands' `--skip-policy`, an administrator's explicit choice. */
+  async create(input: Partial<UserInput>, trace: RequestTrace, extra: { externalAccount?: string | null; skipPasswordPolicy?: boolean } = {}): Promise<User> {
     const errors: Record<string, string[]> = {};
     const usernameProblem = input.username === undefined ? REQUIRED : await this.checkUsername(input.username);
     if (usernameProblem) errors.username = [usernameProblem];
@@ -128,7 +129,7 @@ export class UsersService {
     let passwordHash: string;
     if (external) passwordHash = UNUSABLE_PASSWORD_PREFIX + randomBytes(16).toString('hex');
     else {
-      this.checkPassword(input.password!);
+      if (!extra.skipPasswordPolicy) this.checkPassword(input.password!);
       passwordHash = await this.hasher.hash(input.password!);
     }
     const now = this.clock.now();
@@ -155,7 +156,7 @@ export class UsersService {
    * Applies a validated change. A new password ends the user's other sessions (the caller's own,
    * `keepSessionId`, survives); deactivation ends every session and token.
    */
-  async update(user: User, input: Partial<UserInput>, trace: RequestTrace, keepSessionId?: number): Promise<User> {
+  async update(user: User, input: Partial<UserInput>, trace: RequestTrace, keepSessionId?: number, skipPasswordPolicy = false): Promise<User> {
     const errors: Record<string, string[]> = {};
     if (input.username !== undefined && input.username !== user.username) {
       const problem = await this.checkUsername(input.username, user.id);
@@ -166,7 +167,7 @@ export class UsersService {
     let passwordChanged = false;
     // "$encrypted$" or an empty password keeps the old one (AWX); external users have no local password.
     if (input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !user.externalAccount) {
-      this.checkPassword(input.password);
+      if (!skipPasswordPolicy) this.checkPassword(input.password);
       changes.password = await this.hasher.hash(input.password);
       passwordChanged = true;
     }
@@ -187,8 +188,8 @@ export class UsersService {
     return this.getOr404(user.id);
   }
 
-  async setPassword(user: User, password: string, trace: RequestTrace): Promise<void> {
-    await this.update(user, { password }, trace);
+  async setPassword(user: User, password: string, trace: RequestTrace, skipPasswordPolicy = false): Promise<void> {
+    await this.update(user, { password }, trace, undefined, skipPasswordPolicy);
   }
 
   async remove(user: User, trace: RequestTrace): Promise<void> {
