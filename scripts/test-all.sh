@@ -16,6 +16,7 @@ node scripts/build-if-stale.js --mark
 
 concurrency="${TEST_CONCURRENCY:-2}"
 mkdir -p test-output
+# run_suite: node's exit status (PIPESTATUS) and its TAP verdict, cancelled tests and unexplained skips included.
 source scripts/run-suite.sh
 
 mapfile -t unit < <(find dist/src -name '*.spec.js' | sort)

@@ -162,7 +162,7 @@ describe('session lifetime and end reasons (SPEC §2–§3)', () => {
     const { agent } = await browserLogin(t, 'bob', 'Bob-pass-1');
     const unknown = runManage(['expire_sessions', '--user', 'ghost'], env);
     assert.equal(unknown.status, 1);
-    assert.match(unknown.stderr, /The user does not exist/);
+    assert.match(unknown.stderr, /The user 'ghost' does not exist\./);
     const ok = runManage(['expire_sessions', '--user', 'bob'], env);
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stdout, /Expired [1-9]\d* session/);
