@@ -19,26 +19,40 @@ async function bootstrap(): Promise<void> {
   }
   const logger = new JsonLogger(loaded.logLevel);
   if (loaded.webConcurrency > 1 && cluster.isPrimary) return runWebWorkers(loaded.webConcurrency, logger);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, httpAdapter(loaded), { bodyParser: false, logger });
+  // abortOnError false: a start-up failure reaches the catch below (one line, exit status) instead of abort().
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, httpAdapter(loaded), { bodyParser: false, logger, abortOnError: false });
   await setupApp(app);
   const config = app.get<AppConfig>(APP_CONFIG);
   const admin = await app.get(UsersService).ensureBootstrapAdmin(config.adminUsername, config.adminPassword);
-  if (admin.created) {
-    logger.log({ event: 'superuser_created', username: config.adminUsername }, 'bootstrap');
-    // Printed once, on the terminal only: the generated password never goes into the JSON log stream.
-    if (admin.generatedPassword) {
-      process.stderr.write(
-        `\nCreated superuser "${config.adminUsername}" with generated password: ${admin.generatedPassword}\n` +
-          'It is shown only this once. Change it with: npm run manage -- changepassword ' + config.adminUsername + '\n\n',
-      );
-    }
-  }
   stopOnSignals(app, logger);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logSink.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', event: 'listening', url: `http://${host}:${port}/`, public_url: config.publicUrl }));
+  const url = `http://${host}:${port}/`;
+  // One banner per start (the first worker's when there are several), on the terminal, before any log line.
+  if (!cluster.isWorker || cluster.worker?.id === 1) process.stderr.write(banner(config, url, admin.generatedPassword));
+  if (admin.created) logger.log({ event: 'superuser_created', username: config.adminUsername }, 'bootstrap');
+  logSink.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', event: 'listening', url, public_url: config.publicUrl }));
+}
+
+/**
+ * What an operator needs from a start, outside the JSON stream (issue 34): where it listens, where to log
+ * in, and on the very first start the superuser's generated password, shown only this once.
+ */
+function banner(config: AppConfig, url: string, generatedPassword: string | undefined): string {
+  const lines = [
+    '',
+    `Automation Service ${config.productVersion} is listening on ${url}`,
+    `  log in at ${config.publicUrl}/api/login/ (API: ${config.publicUrl}/api/v2/)`,
+  ];
+  if (generatedPassword) {
+    lines.push(
+      `  Created superuser "${config.adminUsername}" with generated password: ${generatedPassword}`,
+      `  It is shown only this once. Change it with: npm run manage -- changepassword ${config.adminUsername}`,
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
 }
 
 /** How long requests in flight may take to finish after SIGTERM (SPEC §1). */
@@ -70,7 +84,11 @@ function stopOnSignals(app: NestFastifyApplication, logger: JsonLogger): void {
 }
 
 bootstrap().catch((err) => {
-  const message = err instanceof ConfigError ? err.message : String(err?.message ?? err);
-  process.stderr.write(`automation-service: failed to start: ${message}\n`);
+  // A configuration the service cannot start with (a database it cannot use included): status 2.
+  if (err instanceof ConfigError) {
+    process.stderr.write(`automation-service: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`automation-service: failed to start: ${String(err?.message ?? err)}\n`);
   process.exit(1);
 });

@@ -15,7 +15,7 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
     db = await createTestDatabase();
     env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir };
     // No ADMIN_PASSWORD and no SECRET_KEY: the first start generates both.
-    node = await spawnService(env);
+    node = await spawnService(env, { mergeOutput: true });
   });
   after(async () => {
     await node?.stop();
@@ -32,6 +32,19 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
     // the password is not in the JSON log stream
     const jsonLines = out.split('\n').filter((l) => l.startsWith('{'));
     assert.ok(!jsonLines.some((l) => l.includes(match[1])));
+  });
+
+  it('the first start shows its banner first: where it listens, where to log in, the password (issue 34)', () => {
+    const lines = node.output.join('').split('\n').filter((l) => l.trim() !== '');
+    const port = new URL(node.url).port;
+    assert.match(lines[0], new RegExp(`^Automation Service \\d+\\.\\d+\\.\\d+ is listening on http://127\\.0\\.0\\.1:${port}/$`), lines.slice(0, 5).join('\n'));
+    assert.equal(lines[1], `  log in at http://127.0.0.1:${port}/api/login/ (API: http://127.0.0.1:${port}/api/v2/)`);
+    assert.match(lines[2], /^ {2}Created superuser "admin" with generated password: \S{20,}$/);
+    // Nest's narration (a line per module and route) is debug: at info the JSON stream is a few events.
+    const json = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; logger?: string; event?: string });
+    assert.deepEqual(json.filter((l) => ['RouterExplorer', 'RoutesResolver', 'InstanceLoader'].includes(l.logger ?? '')), []);
+    assert.ok(json.length <= 5, `${json.length} JSON lines at start: ${JSON.stringify(json)}`);
+    assert.ok(json.some((l) => l.event === 'listening'));
   });
 
   it('a second start does not create another superuser or print a password', async () => {

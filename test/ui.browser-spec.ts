@@ -253,6 +253,29 @@ describe('browser pages in Chromium', () => {
       await closeAll();
     }
   });
+  it('shows the OpenAPI page under its CSP without a console error or a blank band (issue 34)', async () => {
+    try {
+      const page = await open();
+      const problems: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      await page.goto(`${t.url}/api/swagger/`, { waitUntil: 'networkidle' });
+      const title = page.locator('.information-container .title');
+      await waitForText(title, /API/);
+      assert.deepEqual(problems, []);
+      // The sprite <svg> at the top takes no room (its style attribute applies), so the title is near the top.
+      const box = await title.boundingBox();
+      assert.ok(box && box.y < 200, `title at y=${box?.y}`);
+      const csp = (await page.request.get(`${t.url}/api/swagger/`)).headers()['content-security-policy'];
+      assert.match(csp, /script-src 'self'(;|$)/, 'scripts stay strict on the OpenAPI page');
+      assert.equal((await page.request.get(`${t.url}/api/swagger/yaml/`)).status(), 200);
+    } finally {
+      await closeAll();
+    }
+  });
+
 });
 
 describe('browser pages without OAuth 2 (SPEC §6)', () => {

@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/app-config';
 
 /**
  * OpenAPI document of every route, generated from the controllers (@nestjs/swagger), with the three
- * ways to authenticate. JSON at /api/swagger/json/, a browsable page at /api/swagger/.
+ * ways to authenticate. JSON at /api/swagger/json/, YAML at /api/swagger/yaml/, a browsable page at /api/swagger/.
  */
 export function setupOpenApi(app: INestApplication, config: AppConfig): void {
   const builder = new DocumentBuilder()
@@ -20,5 +20,5 @@ export function setupOpenApi(app: INestApplication, config: AppConfig): void {
   // Every API path ends in "/" (SPEC §1); Nest reports them without it.
   document.paths = Object.fromEntries(Object.entries(document.paths).map(([path, item]) => [path.endsWith('/') ? path : `${path}/`, item]));
   document.security = [{ basic: [] }, { session: [] }, ...(config.oauth2ProviderEnabled ? [{ bearer: [] }] : [])];
-  SwaggerModule.setup('api/swagger', app, document, { jsonDocumentUrl: 'api/swagger/json', yamlDocumentUrl: 'api/swagger/yaml', raw: ['json'] });
+  SwaggerModule.setup('api/swagger', app, document, { jsonDocumentUrl: 'api/swagger/json', yamlDocumentUrl: 'api/swagger/yaml', raw: ['json', 'yaml'] });
 }

@@ -3,6 +3,9 @@ import { LoggerService } from '@nestjs/common';
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
+/** The contexts of Nest's start-up messages (modules initialised, routes mapped, application started). */
+const NEST_START_UP = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
 /** Where log lines go; tests swap it to capture lines and scan them for secrets. */
 export const logSink: { write: (line: string) => void } = { write: (line) => void process.stdout.write(line + '\n') };
 
@@ -27,11 +30,14 @@ export class JsonLogger implements LoggerService {
   }
 
   log(message: unknown, context?: string) {
-    this.emit('info', message, context);
+    // Nest's own start-up narration (a line per module and per route) is detail: debug (issue 34).
+    this.emit(context && NEST_START_UP.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, stackOrContext?: string, context?: string) {
-    // Nest passes (message, stack, context); the stack stays in the log, never in a response.
-    const extra = context && stackOrContext ? { stack: stackOrContext } : undefined;
+    // Nest passes (message, stack, context); the stack stays in the log, never in a response. A start-up
+    // failure (Nest's ExceptionHandler) is told in one plain line on stderr: its stack only at debug.
+    const quiet = context === 'ExceptionHandler' && this.level !== 'debug';
+    const extra = context && stackOrContext && !quiet ? { stack: stackOrContext } : undefined;
     this.emit('error', message, context ?? stackOrContext, extra);
   }
   warn(message: unknown, context?: string) {

@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migration-runner';
 import { ensureCausalReads } from './galera-causal-reads';
+import { connectDatabase } from './database-connect';
 import { DatabaseHealth } from './database-health';
 import { closeOffThreadReads } from './off-thread-reads';
 import { PreparedStatements } from './prepared-statements';
@@ -16,10 +17,11 @@ import { Transactions } from './transactions';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...databaseOptions(config.databaseUrl), autoLoadEntities: true }),
+      // Retries are connectDatabase's (one short line each, permanent errors at once), not the module's.
+      useFactory: (config: AppConfig) => ({ ...databaseOptions(config.databaseUrl), autoLoadEntities: true, toRetry: () => false }),
       // Migrations run before the DataSource is handed to anyone, so no provider sees an old schema.
       dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
+        const dataSource = await connectDatabase(options!);
         // Before any other statement of the service: on Galera every connection reads causally.
         await ensureCausalReads(dataSource);
         await runMigrationsLocked(dataSource);

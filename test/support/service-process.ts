@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { memberUrl } from './test-db';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'automation-manage.js');
 
 export interface ServiceProcess {
@@ -14,8 +14,10 @@ export interface ServiceProcess {
 }
 
 /** Starts the built service as its own process (a second "node"), on a free loopback port. */
-export function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+export function spawnService(env: Record<string, string>, opts: { mergeOutput?: boolean } = {}): Promise<ServiceProcess> {
+  // mergeOutput: stderr into stdout's pipe (a shell's 2>&1), so `output` keeps the exact order of the two.
+  const [command, args] = opts.mergeOutput ? ['/bin/sh', ['-c', 'exec "$0" "$1" 2>&1', process.execPath, MAIN]] : [process.execPath, [MAIN]];
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
