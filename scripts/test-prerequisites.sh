@@ -5,6 +5,10 @@
 # Run by scripts/test-all.sh before it builds; reads TEST_DATABASES, TEST_GALERA and TEST_MYSQL_URL as the suite does.
 set -uo pipefail
 databases=" ${TEST_DATABASES:-sqlite mysql} "
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
+  echo "npm test needs Node.js 22 or newer (this is $(node --version)): see the README's first lines, or .ci/run, which fetches it."
+  exit 1
+fi
 missing=()
 need() { # need PACKAGE CHECK…: PACKAGE is missing when the check fails
   local package="$1"; shift

@@ -41,10 +41,12 @@ async function bootstrap(): Promise<void> {
  * in, and on the very first start the superuser's generated password, shown only this once.
  */
 function banner(config: AppConfig, url: string, generatedPassword: string | undefined): string {
+  // PUBLIC_URL defaults to HOST:PORT; with PORT=0 (any free port) only the listening address is real.
+  const base = config.publicUrl.endsWith(':0') ? url.replace(/\/$/, '') : config.publicUrl;
   const lines = [
     '',
     `Automation Service ${config.productVersion} is listening on ${url}`,
-    `  log in at ${config.publicUrl}/api/login/ (API: ${config.publicUrl}/api/v2/)`,
+    `  log in at ${base}/api/login/ (API: ${base}/api/v2/)`,
   ];
   if (generatedPassword) {
     lines.push(
