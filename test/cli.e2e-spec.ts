@@ -117,6 +117,12 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
     const version = runManage(['--version'], env);
     assert.equal(version.status, 0, version.stderr);
     assert.equal(version.stdout.trim(), (require('../../package.json') as { version: string }).version);
+    // Neither the version nor the help touches the database: both answer with one that cannot be reached.
+    const unreachable = { ...env, DATABASE_URL: 'mysql://nobody@127.0.0.1:1/x' };
+    assert.equal(runManage(['--version'], unreachable).status, 0);
+    const help = runManage(['--help'], unreachable);
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /changepassword \[options\] <username>/);
     const bare = runManage([], env);
     assert.equal(bare.status, 0, bare.stderr);
     assert.match(bare.stdout, /^Usage: automation-manage \[options\] \[command\]/);

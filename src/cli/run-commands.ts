@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { CommandFactory } from 'nest-commander';
+import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '../config/app-config';
 import { DomainError } from '../common/errors';
 import { JsonLogger } from '../common/json-logger';
 import { CliModule } from './cli.module';
 import { CommandError } from './command-error';
+import { runCli } from './command-layer';
 
 /** One line on stderr, `Error: <message>`, and exit status 1. */
 function report(err: Error): void {
@@ -13,22 +14,12 @@ function report(err: Error): void {
   process.exitCode = 1;
 }
 
-/** The commands of CliModule through nest-commander (loaded only when a command, or the help, is asked for). */
+/** The commands of CliModule; the application context is made only for a command that runs. */
 export function runCommands(version: string): Promise<void> {
-  return CommandFactory.run(CliModule, {
-    logger: new JsonLogger('warn'),
-    cliName: 'automation-manage',
+  return runCli(process.argv, {
+    name: 'automation-manage',
     version,
-    // commander's own complaints (unknown command, missing argument) in the one style: "Error: …".
-    outputConfiguration: { outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')) },
-    serviceErrorHandler: report,
-    errorHandler: (err: Error & { exitCode?: number; code?: string }) => {
-      // commander has already printed its own one-line message (unknown option, missing argument...)
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') {
-        process.exitCode = 0;
-        return;
-      }
-      process.exitCode = err.exitCode && err.exitCode !== 0 ? err.exitCode : 1;
-    },
-  }).catch((err: Error) => report(err));
+    context: () => NestFactory.createApplicationContext(CliModule, { logger: new JsonLogger('warn'), abortOnError: false }),
+    report,
+  });
 }

@@ -1,11 +1,17 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, CommandRunner } from './command-layer';
 import { SessionSweeper } from '../sessions/session-sweeper.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
-import { CommandError, userDoesNotExist } from './command-error';
+import { userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
 
-@Command({ name: 'expire_sessions', description: 'End every live session, or those of one user' })
+@Command({
+  name: 'expire_sessions',
+  description: 'End every live session, or those of one user',
+  options: [
+    { flags: '--user <username>', description: 'only this user' },
+  ],
+})
 export class ExpireSessionsCommand extends CommandRunner {
   constructor(
     private readonly sessions: SessionsService,
@@ -27,11 +33,6 @@ export class ExpireSessionsCommand extends CommandRunner {
       count = await this.sessions.endEveryone('revoked_by_admin');
     }
     console.log(`Expired ${count} session(s)${options.user ? ` of user '${options.user}'` : ''}.`);
-  }
-
-  @Option({ flags: '--user <username>', description: 'only this user' })
-  parseUser(v: string) {
-    return v;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, CommandRunner } from './command-layer';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { parseScope } from '../tokens/scopes';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
@@ -15,7 +15,14 @@ function requireOAuth2(config: AppConfig): void {
   }
 }
 
-@Command({ name: 'create_oauth2_token', description: 'Create a personal access token for a user and print it' })
+@Command({
+  name: 'create_oauth2_token',
+  description: 'Create a personal access token for a user and print it',
+  options: [
+    { flags: '--user <username>', description: 'the user the token acts as' },
+    { flags: '--scope <scope>', description: 'read or write (default write)' },
+  ],
+})
 export class CreateOAuth2TokenCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
@@ -36,18 +43,16 @@ export class CreateOAuth2TokenCommand extends CommandRunner {
     // The token on stdout, alone, so scripts can capture it; it is shown only this once.
     console.log(issued.token);
   }
-
-  @Option({ flags: '--user <username>', description: 'the user the token acts as' })
-  parseUser(v: string) {
-    return v;
-  }
-  @Option({ flags: '--scope <scope>', description: 'read or write (default write)' })
-  parseScope(v: string) {
-    return v;
-  }
 }
 
-@Command({ name: 'revoke_oauth2_tokens', description: "Revoke all access tokens (one user's with --user); --all also refresh tokens" })
+@Command({
+  name: 'revoke_oauth2_tokens',
+  description: "Revoke all access tokens (one user's with --user); --all also refresh tokens",
+  options: [
+    { flags: '--user <username>', description: "only this user's tokens" },
+    { flags: '--all', description: 'also revoke refresh tokens' },
+  ],
+})
 export class RevokeOAuth2TokensCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
@@ -76,15 +81,6 @@ export class RevokeOAuth2TokensCommand extends CommandRunner {
       counts.accessTokens = await this.revocation.deleteAccessTokensOf(userId, 'revoke_oauth2_tokens');
     }
     console.log(`Revoked ${counts.accessTokens} access token(s)` + (refresh ? ` and ${counts.refreshTokens} refresh token(s).` : '.'));
-  }
-
-  @Option({ flags: '--user <username>', description: "only this user's tokens" })
-  parseUser(v: string) {
-    return v;
-  }
-  @Option({ flags: '--all', description: 'also revoke refresh tokens' })
-  parseAll() {
-    return true;
   }
 }
 

@@ -1,4 +1,4 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, CommandRunner } from './command-layer';
 import { FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { UsersService } from '../users/users.service';
@@ -13,7 +13,16 @@ export function describeFieldErrors(err: unknown): never {
   throw err;
 }
 
-@Command({ name: 'createsuperuser', description: 'Create a superuser account' })
+@Command({
+  name: 'createsuperuser',
+  description: 'Create a superuser account',
+  options: [
+    { flags: '--username <username>', description: 'login name' },
+    { flags: '--email <email>', description: 'e-mail address' },
+    { flags: '--password <password>', description: 'password (else MANAGE_PASSWORD, else prompt)' },
+    { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
+  ],
+})
 export class CreateSuperuserCommand extends CommandRunner {
   constructor(private readonly users: UsersService) {
     super();
@@ -27,26 +36,17 @@ export class CreateSuperuserCommand extends CommandRunner {
       .catch(describeFieldErrors);
     console.log(`Superuser "${user.username}" created successfully (id ${user.id}).`);
   }
-
-  @Option({ flags: '--username <username>', description: 'login name' })
-  parseUsername(v: string) {
-    return v;
-  }
-  @Option({ flags: '--email <email>', description: 'e-mail address' })
-  parseEmail(v: string) {
-    return v;
-  }
-  @Option({ flags: '--password <password>', description: 'password (else MANAGE_PASSWORD, else prompt)' })
-  parsePassword(v: string) {
-    return v;
-  }
-  @Option({ flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' })
-  parseSkipPolicy() {
-    return true;
-  }
 }
 
-@Command({ name: 'changepassword', arguments: '<username>', description: "Change a user's password" })
+@Command({
+  name: 'changepassword',
+  arguments: '<username>',
+  description: "Change a user's password",
+  options: [
+    { flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' },
+    { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
+  ],
+})
 export class ChangePasswordCommand extends CommandRunner {
   constructor(private readonly users: UsersService) {
     super();
@@ -59,18 +59,16 @@ export class ChangePasswordCommand extends CommandRunner {
     await this.users.setPassword(user, password, NO_REQUEST, options.skipPolicy).catch(describeFieldErrors);
     console.log(`Password changed successfully for user '${username}'`);
   }
-
-  @Option({ flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' })
-  parsePassword(v: string) {
-    return v;
-  }
-  @Option({ flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' })
-  parseSkipPolicy() {
-    return true;
-  }
 }
 
-@Command({ name: 'enable_local_authentication', description: 'Turn local (username/password) authentication on or off' })
+@Command({
+  name: 'enable_local_authentication',
+  description: 'Turn local (username/password) authentication on or off',
+  options: [
+    { flags: '--enable', description: 'allow local logins' },
+    { flags: '--disable', description: 'refuse local logins' },
+  ],
+})
 export class EnableLocalAuthenticationCommand extends CommandRunner {
   constructor(private readonly settings: SettingsService) {
     super();
@@ -81,14 +79,5 @@ export class EnableLocalAuthenticationCommand extends CommandRunner {
     // The escape hatch after a lock-out: written directly, without the API's "remote auth configured" check.
     await this.settings.store('DISABLE_LOCAL_AUTH', !!options.disable, 'manage', NO_REQUEST);
     console.log(`Local authentication ${options.enable ? 'enabled' : 'disabled'}.`);
-  }
-
-  @Option({ flags: '--enable', description: 'allow local logins' })
-  parseEnable() {
-    return true;
-  }
-  @Option({ flags: '--disable', description: 'refuse local logins' })
-  parseDisable() {
-    return true;
   }
 }
