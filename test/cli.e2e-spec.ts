@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { basic } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-db';
 import { runManage, spawnService, ServiceProcess } from './support/service-process';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+/** What npm needs to run the project's scripts: this environment (PATH, HOME, npm's own) and the test's. */
+function npmEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...extra };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
 
 describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
   let db: TestDatabase;
@@ -137,11 +146,37 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
     }
   });
 
-  it('npm start and npm run manage find the tree built and do not compile again (issue 34)', () => {
+  it('npm start and npm run manage find the tree built and do not compile again (issue 34)', async () => {
     // npm test builds dist/ and marks it; nothing changed since, so the pre-step only checks.
-    const check = spawnSync(process.execPath, [resolve(__dirname, '..', '..', 'scripts', 'build-if-stale.js')], { encoding: 'utf8', timeout: 60_000 });
+    const check = spawnSync(process.execPath, [resolve(ROOT, 'scripts', 'build-if-stale.js')], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(check.status, 0, check.stderr);
     assert.equal(check.stderr, '', 'no build was started');
+    const version = spawnSync('npm', ['run', '--silent', 'manage', '--', '--version'], { cwd: ROOT, env: npmEnv(env), encoding: 'utf8', timeout: 60_000 });
+    assert.equal(version.status, 0, version.stderr);
+    assert.equal(version.stdout.trim(), (require('../../package.json') as { version: string }).version);
+    // npm start as a user types it, on its own process group so that the stop reaches npm's child too.
+    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: npmEnv({ ...env, HOST: '127.0.0.1', PORT: '0' }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    try {
+      const deadline = Date.now() + 30_000;
+      let url: string | undefined;
+      while (!url && Date.now() < deadline && child.exitCode === null) {
+        url = /"event":"listening","url":"(http:\/\/[^"]+?)\/"/.exec(out)?.[1];
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(url, `npm start did not listen:\n${out}`);
+      await request(url).get('/api/v2/ping/').expect(200);
+      assert.doesNotMatch(out, /building/, 'npm start compiled again');
+      assert.match(out, /^Automation Service \S+ is listening on /m);
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        process.kill(-child.pid!, 'SIGTERM');
+        await exited;
+      }
+    }
   });
 
   it('applies the password policy to createsuperuser and changepassword unless --skip-policy (issue 34)', () => {
