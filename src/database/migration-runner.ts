@@ -9,14 +9,11 @@ const LEASE_SECONDS = 120;
  * Runs pending migrations under a database-wide lock so several nodes can start together. On MySQL the
  * lock is a lease row in `service_lock`, not `GET_LOCK`: on a Galera cluster `GET_LOCK` holds on one
  * member only, while an inserted row is certified cluster-wide, so exactly one node holds the lease
- * whichever member it is attached to (the holder renews it; a lease left by a crashed node expires). SQLite serialises
- * writers on the file itself.
+ * whichever member it is attached to (the holder renews it; a lease left by a crashed node expires). SQLite:
+ * see runSqliteMigrations.
  */
 export async function runMigrationsLocked(dataSource: DataSource): Promise<number> {
-  if (dataSource.options.type !== 'mysql') {
-    const done = await dataSource.runMigrations({ transaction: 'all' });
-    return done.length;
-  }
+  if (dataSource.options.type !== 'mysql') return runSqliteMigrations(dataSource);
   await dataSource.query('CREATE TABLE IF NOT EXISTS service_lock (name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires DATETIME(3) NOT NULL)');
   const holder = randomBytes(12).toString('hex');
   const deadline = Date.now() + LEASE_SECONDS * 1000;
@@ -47,3 +44,21 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
   }
 }
 
+
+/**
+ * SQLite serialises writers on the file, but TypeORM reads which migrations ran before it opens its
+ * transaction: two processes starting together on a new file can both decide to run the first one, and the
+ * later one fails (`table "auth_user" already exists`, seen on Node 22's timing). Its transaction ('all')
+ * rolled back whole, so it looks again: nothing pending means the other process did the work.
+ */
+async function runSqliteMigrations(dataSource: DataSource): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await dataSource.runMigrations({ transaction: 'all' })).length;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      if (!(await dataSource.showMigrations())) return 0;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
