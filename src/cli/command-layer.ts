@@ -4,9 +4,9 @@ import { Command as Program } from 'commander';
 /**
  * The management commands' own small layer on Nest's application context (issue 34): nest-commander
  * pins a discovery package that wants Nest 11, and it builds the application context (the database
- * connection included) before it can even print its help. Here a command declares its name, arguments and
- * options; commander parses the line and prints the help from that alone, and the context is created only
- * when a command runs.
+ * connection included) before it can even print its help. Here each command is declared (commands.ts: name,
+ * arguments, options); commander parses the line and prints the help from that alone, and the implementation
+ * and the application context are loaded only when a command runs.
  */
 export interface CommandOption {
   /** commander's syntax: `--user <username>` takes a value, `--all` is a switch. */
@@ -20,6 +20,8 @@ export interface CommandDefinition {
   /** Positional arguments in commander's syntax, e.g. `<username>`. */
   arguments?: string;
   options?: CommandOption[];
+  /** The class that runs it, a provider of CliModule: loaded only when the command runs. */
+  implementation: () => Type<CommandRunner>;
 }
 
 /** A command's work, on the services the application context provides. */
@@ -27,18 +29,10 @@ export abstract class CommandRunner {
   abstract run(params: string[], options: Record<string, unknown>): Promise<void>;
 }
 
-const registry: { definition: CommandDefinition; type: Type<CommandRunner> }[] = [];
-
-/** Declares a class as a management command (it must also be a provider of CliModule). */
-export function Command(definition: CommandDefinition) {
-  return (type: Type<CommandRunner>): void => {
-    registry.push({ definition, type });
-  };
-}
-
 export interface CliOptions {
   name: string;
   version: string;
+  commands: CommandDefinition[];
   /** The application context a command runs on, made when one runs. */
   context: () => Promise<INestApplicationContext>;
   /** A failure of a command: what to print, and the exit status. */
@@ -52,14 +46,14 @@ export async function runCli(argv: string[], cli: CliOptions): Promise<void> {
     // commander's own complaints (unknown command, missing argument) in the one style: "Error: …".
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')) })
     .exitOverride();
-  for (const { definition, type } of registry) {
+  for (const definition of cli.commands) {
     const command = program.command(definition.arguments ? `${definition.name} ${definition.arguments}` : definition.name).description(definition.description);
     for (const option of definition.options ?? []) command.option(option.flags, option.description);
     command.action(async (...args: unknown[]) => {
       const params = args.slice(0, command.registeredArguments.length) as string[];
       const app = await cli.context();
       try {
-        await app.get(type).run(params, command.opts());
+        await app.get(definition.implementation()).run(params, command.opts());
       } finally {
         await app.close();
       }

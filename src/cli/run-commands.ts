@@ -1,11 +1,9 @@
-import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '../config/app-config';
 import { DomainError } from '../common/errors';
 import { JsonLogger } from '../common/json-logger';
-import { CliModule } from './cli.module';
 import { CommandError } from './command-error';
 import { runCli } from './command-layer';
+import { COMMANDS } from './commands';
 
 /** One line on stderr, `Error: <message>`, and exit status 1. */
 function report(err: Error): void {
@@ -14,12 +12,18 @@ function report(err: Error): void {
   process.exitCode = 1;
 }
 
-/** The commands of CliModule; the application context is made only for a command that runs. */
+/** The management commands; Nest and CliModule are loaded only for a command that runs. */
 export function runCommands(version: string): Promise<void> {
   return runCli(process.argv, {
     name: 'automation-manage',
     version,
-    context: () => NestFactory.createApplicationContext(CliModule, { logger: new JsonLogger('warn'), abortOnError: false }),
+    commands: COMMANDS,
+    context: async () => {
+      require('reflect-metadata');
+      const { NestFactory } = require('@nestjs/core') as typeof import('@nestjs/core');
+      const { CliModule } = require('./cli.module') as typeof import('./cli.module');
+      return NestFactory.createApplicationContext(CliModule, { logger: new JsonLogger('warn'), abortOnError: false });
+    },
     report,
   });
 }

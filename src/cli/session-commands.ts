@@ -1,17 +1,12 @@
-import { Command, CommandRunner } from './command-layer';
+import { Injectable } from '@nestjs/common';
+import { CommandRunner } from './command-layer';
 import { SessionSweeper } from '../sessions/session-sweeper.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
 import { userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
 
-@Command({
-  name: 'expire_sessions',
-  description: 'End every live session, or those of one user',
-  options: [
-    { flags: '--user <username>', description: 'only this user' },
-  ],
-})
+@Injectable()
 export class ExpireSessionsCommand extends CommandRunner {
   constructor(
     private readonly sessions: SessionsService,
@@ -36,7 +31,7 @@ export class ExpireSessionsCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'cleanup_sessions', description: 'Mark timed-out sessions ended and delete those ended over 24 hours ago' })
+@Injectable()
 export class CleanupSessionsCommand extends CommandRunner {
   constructor(private readonly sweeper: SessionSweeper) {
     super();

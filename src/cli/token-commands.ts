@@ -1,5 +1,5 @@
-import { Inject } from '@nestjs/common';
-import { Command, CommandRunner } from './command-layer';
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandRunner } from './command-layer';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { parseScope } from '../tokens/scopes';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
@@ -15,14 +15,7 @@ function requireOAuth2(config: AppConfig): void {
   }
 }
 
-@Command({
-  name: 'create_oauth2_token',
-  description: 'Create a personal access token for a user and print it',
-  options: [
-    { flags: '--user <username>', description: 'the user the token acts as' },
-    { flags: '--scope <scope>', description: 'read or write (default write)' },
-  ],
-})
+@Injectable()
 export class CreateOAuth2TokenCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
@@ -45,14 +38,7 @@ export class CreateOAuth2TokenCommand extends CommandRunner {
   }
 }
 
-@Command({
-  name: 'revoke_oauth2_tokens',
-  description: "Revoke all access tokens (one user's with --user); --all also refresh tokens",
-  options: [
-    { flags: '--user <username>', description: "only this user's tokens" },
-    { flags: '--all', description: 'also revoke refresh tokens' },
-  ],
-})
+@Injectable()
 export class RevokeOAuth2TokensCommand extends CommandRunner {
   constructor(
     private readonly users: UsersService,
@@ -84,7 +70,7 @@ export class RevokeOAuth2TokensCommand extends CommandRunner {
   }
 }
 
-@Command({ name: 'cleartokens', description: 'Delete expired and revoked tokens and expired authorization codes' })
+@Injectable()
 export class ClearTokensCommand extends CommandRunner {
   constructor(
     private readonly revocation: TokenRevocationService,

@@ -1,4 +1,5 @@
-import { Command, CommandRunner } from './command-layer';
+import { Injectable } from '@nestjs/common';
+import { CommandRunner } from './command-layer';
 import { FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { UsersService } from '../users/users.service';
@@ -13,16 +14,7 @@ export function describeFieldErrors(err: unknown): never {
   throw err;
 }
 
-@Command({
-  name: 'createsuperuser',
-  description: 'Create a superuser account',
-  options: [
-    { flags: '--username <username>', description: 'login name' },
-    { flags: '--email <email>', description: 'e-mail address' },
-    { flags: '--password <password>', description: 'password (else MANAGE_PASSWORD, else prompt)' },
-    { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
-  ],
-})
+@Injectable()
 export class CreateSuperuserCommand extends CommandRunner {
   constructor(private readonly users: UsersService) {
     super();
@@ -38,15 +30,7 @@ export class CreateSuperuserCommand extends CommandRunner {
   }
 }
 
-@Command({
-  name: 'changepassword',
-  arguments: '<username>',
-  description: "Change a user's password",
-  options: [
-    { flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' },
-    { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
-  ],
-})
+@Injectable()
 export class ChangePasswordCommand extends CommandRunner {
   constructor(private readonly users: UsersService) {
     super();
@@ -61,14 +45,7 @@ export class ChangePasswordCommand extends CommandRunner {
   }
 }
 
-@Command({
-  name: 'enable_local_authentication',
-  description: 'Turn local (username/password) authentication on or off',
-  options: [
-    { flags: '--enable', description: 'allow local logins' },
-    { flags: '--disable', description: 'refuse local logins' },
-  ],
-})
+@Injectable()
 export class EnableLocalAuthenticationCommand extends CommandRunner {
   constructor(private readonly settings: SettingsService) {
     super();

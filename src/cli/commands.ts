@@ -1,0 +1,83 @@
+import type { CommandDefinition } from './command-layer';
+import type * as SessionCommands from './session-commands';
+import type * as TokenCommands from './token-commands';
+import type * as UserCommands from './user-commands';
+
+/** The implementations, required only when a command runs (they load Nest, TypeORM and the services). */
+const users = () => require('./user-commands') as typeof UserCommands;
+const sessions = () => require('./session-commands') as typeof SessionCommands;
+const tokens = () => require('./token-commands') as typeof TokenCommands;
+
+/**
+ * Every management command as the help shows it (issue 34): declared here, apart from its implementation,
+ * so that `--help` and argument errors need none of the service's modules. Each implementation is a
+ * provider of CliModule (src/cli/commands.spec.ts checks it).
+ */
+export const COMMANDS: CommandDefinition[] = [
+  {
+    name: 'createsuperuser',
+    description: 'Create a superuser account',
+    options: [
+      { flags: '--username <username>', description: 'login name' },
+      { flags: '--email <email>', description: 'e-mail address' },
+      { flags: '--password <password>', description: 'password (else MANAGE_PASSWORD, else prompt)' },
+      { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
+    ],
+    implementation: () => users().CreateSuperuserCommand,
+  },
+  {
+    name: 'changepassword',
+    arguments: '<username>',
+    description: "Change a user's password",
+    options: [
+      { flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' },
+      { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
+    ],
+    implementation: () => users().ChangePasswordCommand,
+  },
+  {
+    name: 'enable_local_authentication',
+    description: 'Turn local (username/password) authentication on or off',
+    options: [
+      { flags: '--enable', description: 'allow local logins' },
+      { flags: '--disable', description: 'refuse local logins' },
+    ],
+    implementation: () => users().EnableLocalAuthenticationCommand,
+  },
+  {
+    name: 'expire_sessions',
+    description: 'End every live session, or those of one user',
+    options: [
+      { flags: '--user <username>', description: 'only this user' },
+    ],
+    implementation: () => sessions().ExpireSessionsCommand,
+  },
+  {
+    name: 'cleanup_sessions',
+    description: 'Mark timed-out sessions ended and delete those ended over 24 hours ago',
+    implementation: () => sessions().CleanupSessionsCommand,
+  },
+  {
+    name: 'create_oauth2_token',
+    description: 'Create a personal access token for a user and print it',
+    options: [
+      { flags: '--user <username>', description: 'the user the token acts as' },
+      { flags: '--scope <scope>', description: 'read or write (default write)' },
+    ],
+    implementation: () => tokens().CreateOAuth2TokenCommand,
+  },
+  {
+    name: 'revoke_oauth2_tokens',
+    description: "Revoke all access tokens (one user's with --user); --all also refresh tokens",
+    options: [
+      { flags: '--user <username>', description: "only this user's tokens" },
+      { flags: '--all', description: 'also revoke refresh tokens' },
+    ],
+    implementation: () => tokens().RevokeOAuth2TokensCommand,
+  },
+  {
+    name: 'cleartokens',
+    description: 'Delete expired and revoked tokens and expired authorization codes',
+    implementation: () => tokens().ClearTokensCommand,
+  },
+];
