@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ConfigError } from '../config/app-config';
+import { codeOf } from './errors';
 
 /** Errors no retry can fix: wrong credentials, a missing database, a host that does not resolve, a bad file. */
 const PERMANENT: Record<string, string> = {
@@ -36,11 +37,6 @@ export function describeDatabase(options: DataSourceOptions): string {
   return `mysql://${user}${o.host}:${o.port}/${o.database ?? ''}`;
 }
 
-function codeOf(err: unknown): string {
-  const e = err as { code?: string; driverError?: { code?: string } };
-  return String(e?.driverError?.code ?? e?.code ?? '');
-}
-
 /**
  * The DataSource, connected (issue 34). A permanent error fails at once; a transient one is tried again
  * with one short warning line per attempt (no stack). The last error is a ConfigError naming DATABASE_URL
@@ -52,7 +48,7 @@ export async function connectDatabase(options: DataSourceOptions, logger = new L
     try {
       return await new DataSource(options).initialize();
     } catch (err) {
-      const code = codeOf(err);
+      const code = codeOf(err) ?? '';
       const what = PERMANENT[code] ?? TRANSIENT[code] ?? (err as Error)?.message ?? String(err);
       const label = code && what !== code ? `${what} (${code})` : what;
       if (!(code in TRANSIENT)) throw new ConfigError(`cannot use the database at DATABASE_URL=${where}: ${label}`);

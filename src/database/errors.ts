@@ -1,5 +1,5 @@
 /** The driver's error code, whether TypeORM wrapped the error or not. */
-function codeOf(err: unknown): string | undefined {
+export function codeOf(err: unknown): string | undefined {
   const e = err as { code?: string; driverError?: { code?: string } };
   return e?.driverError?.code ?? e?.code;
 }

@@ -5,7 +5,7 @@ import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 const CAUSAL_READS = 'SET SESSION wsrep_sync_wait = 1';
 
 /** The mysql2 pool behind a MySQL DataSource (`MysqlDriver.pool`, public in TypeORM's typings). */
-export function mysqlPool(dataSource: DataSource): Pool {
+function mysqlPool(dataSource: DataSource): Pool {
   return (dataSource.driver as MysqlDriver).pool as Pool;
 }
 

@@ -1,7 +1,6 @@
 import type { ListSpec } from '../common/list-query';
 import { ownedResourceList } from '../resources/resource-lists';
-import { relatedUser } from '../users/user-list';
-import { seesEverything } from '../resources/ownership';
+import { readsEverything, relatedUser } from '../users/user-list';
 
 const PROMPTS = ['limit', 'variables', 'inventory', 'credential', 'job_type', 'tags', 'skip_tags', 'diff_mode', 'verbosity', 'scm_branch'];
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -32,7 +31,7 @@ export const JOB_LIST: ListSpec = ownedResourceList(
   {
     relations: {
       // A job's summary shows its template's id, name and description.
-      job_template: { relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: seesEverything },
+      job_template: { relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: readsEverything },
       launched_by: relatedUser('createdBy'),
     },
   },

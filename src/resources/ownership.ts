@@ -1,4 +1,4 @@
-import type { User } from '../users/user.entity';
+import { readsEverything } from '../users/user-list';
 import { NotFound, PermissionDenied } from '../common/errors';
 import type { Principal } from '../common/principal';
 
@@ -9,18 +9,13 @@ import type { Principal } from '../common/principal';
  * An object's owner may be null when the creating user was deleted: then only superusers act on it.
  */
 
-/** Superusers and system auditors see every object. */
-export function seesEverything(user: Pick<User, 'isSuperuser' | 'isSystemAuditor'>): boolean {
-  return user.isSuperuser || user.isSystemAuditor;
-}
-
 /** The owner id a list is restricted to, or undefined when the caller sees every object. */
 export function ownerFilter(principal: Principal): number | undefined {
-  return seesEverything(principal.user) ? undefined : principal.user.id;
+  return readsEverything(principal.user) ? undefined : principal.user.id;
 }
 
 export function canRead(principal: Principal, ownerId: number | null): boolean {
-  return seesEverything(principal.user) || ownerId === principal.user.id;
+  return readsEverything(principal.user) || ownerId === principal.user.id;
 }
 
 export function canChange(principal: Principal, ownerId: number | null): boolean {

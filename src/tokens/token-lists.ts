@@ -1,5 +1,5 @@
 import type { ListSpec } from '../common/list-query';
-import { relatedUser } from '../users/user-list';
+import { readsEverything, relatedUser } from '../users/user-list';
 
 /** What `/api/v2/applications/` may be filtered and ordered on (SPEC §19). */
 export const APPLICATION_LIST: ListSpec = {
@@ -36,7 +36,7 @@ export const TOKEN_LIST: ListSpec = {
   relations: {
     user: relatedUser('user'),
     // Superusers and system auditors read every application; its summary is its id and name.
-    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: (v) => v.isSuperuser || v.isSystemAuditor },
+    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: readsEverything },
   },
   search: ['description'],
 };

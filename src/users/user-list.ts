@@ -21,8 +21,11 @@ export const USER_LIST: ListSpec = {
   search: ['username', 'first_name', 'last_name', 'email'],
 };
 
-/** Superusers and system auditors read every user; anyone else only themselves. */
-export function readsEveryUser(viewer: Account): boolean {
+/**
+ * Superusers and system auditors read every object: users, applications, owned resources. Anyone else reads
+ * only their own (and of users, themselves).
+ */
+export function readsEverything(viewer: Pick<Account, 'isSuperuser' | 'isSystemAuditor'>): boolean {
   return viewer.isSuperuser || viewer.isSystemAuditor;
 }
 
@@ -31,5 +34,5 @@ export function readsEveryUser(viewer: Account): boolean {
  * the rest only to callers who may read every user.
  */
 export function relatedUser(relation: string): RelatedList {
-  return { relation, spec: () => USER_LIST, summary: ['id', 'username', 'first_name', 'last_name'], readableBy: readsEveryUser };
+  return { relation, spec: () => USER_LIST, summary: ['id', 'username', 'first_name', 'last_name'], readableBy: readsEverything };
 }

@@ -6,7 +6,7 @@ import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { REQUIRED, text, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
-import { readsEveryUser, USER_LIST } from './user-list';
+import { readsEverything, USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { LocalCredentialsService } from './local-credentials.service';
 import { UserIdentities } from './user-identities';
@@ -57,7 +57,7 @@ export class UsersController {
 
   @Get('users')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    const onlyId = readsEveryUser(principal.user) ? undefined : principal.user.id;
+    const onlyId = readsEverything(principal.user) ? undefined : principal.user.id;
     return queryPage(this.users.listQuery(onlyId), USER_LIST, query, '/api/v2/users/', principal.user, (rows) => this.serialize(principal, rows));
   }
 
@@ -135,7 +135,7 @@ export class UsersController {
 
   /** Objects a caller may not see are 404, so ids do not reveal which users exist. */
   private async visibleUser(principal: Principal, id: number): Promise<User> {
-    if (!readsEveryUser(principal.user) && principal.user.id !== id) throw new NotFound();
+    if (!readsEverything(principal.user) && principal.user.id !== id) throw new NotFound();
     return this.users.getOr404(id);
   }
 }
