@@ -42,6 +42,13 @@ export class AuthMetrics {
     registers: [this.registry],
   });
 
+  readonly accountRefusals = new Counter({
+    name: 'svc_account_refusals_total',
+    help: 'Credentials refused by the account policy (inactive user, local authentication off), by credential kind and reason',
+    labelNames: ['kind', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly throttled = new Counter({
     name: 'svc_login_throttled_total',
     help: 'Password attempts refused by the login throttle, by method',

@@ -1,13 +1,28 @@
+/** Which SQL dialect a statement is written for. */
+export type Dialect = 'mysql' | 'sqlite';
+
 /**
- * One statement that changes at most `limit` rows matching `where`, the same on both databases: the ids
- * come from a limited SELECT in a derived table (SQLite is built without `UPDATE … LIMIT`; MySQL takes no
- * LIMIT in an `IN` subquery, but does in a derived table, which it materialises). The SELECT is planned as
- * any SELECT: MariaDB planned `UPDATE … WHERE user_id = ? AND ended_at IS NULL … LIMIT` on the idle-due
- * index (every live session of every user) where the SELECT takes the user's own. Set-based clean-up is a
- * loop of these, never one statement per row.
+ * One statement that changes at most `limit` rows matching `where`, in the form each database plans by
+ * an index on `where` (issue 29). MariaDB and MySQL take `UPDATE … WHERE … LIMIT n` and `DELETE … WHERE …
+ * LIMIT n` on one table; the portable `id IN (SELECT id FROM (SELECT … LIMIT n) AS due)` was planned
+ * there as a walk of the whole primary key with a dependent subquery per row (two seconds a batch at
+ * 700,000 rows). SQLite is built without `UPDATE … LIMIT`, and takes a LIMIT in an `IN` subquery, which
+ * it runs once on the index and then reads by rowid. Parameters keep their order in both forms.
+ * Set-based clean-up is a loop of these, never one statement per row.
  */
-export function limitedStatement(head: string, table: string, where: string, limit: number): string {
-  return `${head} WHERE id IN (SELECT id FROM (SELECT id FROM ${table} WHERE ${where} LIMIT ${limit}) AS due)`;
+export function limitedStatement(dialect: Dialect, head: string, table: string, where: string, limit: number): string {
+  if (dialect === 'mysql') return `${head} WHERE ${where} LIMIT ${limit}`;
+  return `${head} WHERE id IN (SELECT id FROM ${table} WHERE ${where} LIMIT ${limit})`;
+}
+
+/**
+ * A periodic or clean-up statement with representative parameters, as a repository lists them for the
+ * plan test (test/statement-plans.e2e-spec.ts), which fails when a database would scan a whole table.
+ */
+export interface PlannedStatement {
+  name: string;
+  sql: string;
+  params: unknown[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { Dialect } from './batch-statements';
 import { ArrayRow, LookupBatches } from './lookup-batches';
 import { retryLockConflicts } from './transactions';
 
@@ -40,6 +41,10 @@ export class PreparedStatements {
 
   get isMysql(): boolean {
     return this.dataSource.options.type === 'mysql';
+  }
+
+  get dialect(): Dialect {
+    return this.isMysql ? 'mysql' : 'sqlite';
   }
 
   /** Rows of a fixed SELECT (or a statement with RETURNING on SQLite). */

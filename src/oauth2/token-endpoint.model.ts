@@ -178,7 +178,7 @@ export class TokenEndpointModel {
   /** The client and the still-active user a stored grant names; without either the grant is dead. */
   private async clientAndOwner(grant: { applicationId: number; userId: number }, kind: string): Promise<{ client: Client; user: User }> {
     const [app, user] = await Promise.all([this.deps.applications.findById(grant.applicationId), this.deps.users.findById(grant.userId)]);
-    if (!app || !user || this.deps.policy.refusal(user)) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
+    if (!app || !user || this.deps.policy.refusal(user, kind === 'refresh token' ? 'refresh_token' : 'authorization_code')) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
     return { client: { id: app.clientId, grants: grantsOf(app) }, user };
   }
 

@@ -77,12 +77,12 @@ export class SessionSweeper {
     const cutoff = p.date(new Date(this.clock.now().getTime() - KEEP_ENDED_MS));
     const stamp = (column: string, reason: string) =>
       p.run(
-        limitedStatement(`UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}'`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH),
+        limitedStatement(p.dialect, `UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}'`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH),
         [now],
       );
     // Absolute first: a session past both limits ended at its absolute expiry, as the request path says.
     const expired = (await stamp('absolute_expires', 'absolute_timeout')) + (await stamp('expires', 'idle_timeout'));
-    const deleted = await p.run(limitedStatement('DELETE FROM user_session', 'user_session', 'ended_at < ?', CLEANUP_BATCH), [cutoff]);
+    const deleted = await p.run(limitedStatement(p.dialect, 'DELETE FROM user_session', 'user_session', 'ended_at < ?', CLEANUP_BATCH), [cutoff]);
     return { expired, deleted };
   }
 }

@@ -165,7 +165,7 @@ export class SessionsService {
    * Over when it was ended, timed out (idle or absolute), or its user fails the account policy.
    */
   validate(session: Session, user: SessionOwner, now = this.clock.now()): SessionEndReason | null {
-    return this.endedReason(session, now) ?? cutOffReason(session, user) ?? this.policy.refusal(user);
+    return this.endedReason(session, now) ?? cutOffReason(session, user) ?? this.policy.refusal(user, 'session');
   }
 
   async findById(id: number): Promise<Session | null> {
@@ -235,7 +235,7 @@ export class SessionsService {
   /** Every live session of every user (`expire_sessions` without `--user`), in batches; returns how many. */
   async endEveryone(reason: SessionEndReason): Promise<number> {
     const p = this.prepared;
-    const sql = limitedStatement('UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
+    const sql = limitedStatement(p.dialect, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
     let total = 0;
     await inBatches(async () => {
       const count = await p.run(sql, [p.date(this.clock.now()), reason]);
@@ -251,7 +251,7 @@ export class SessionsService {
   async cleanupBatch(job: RevocationJob): Promise<number> {
     const p = this.prepared;
     const where = `user_id = ? AND ended_at IS NULL AND created <= ?${job.keptId !== null ? ' AND id <> ?' : ''}`;
-    const sql = limitedStatement('UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', where, CLEANUP_BATCH);
+    const sql = limitedStatement(p.dialect, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', where, CLEANUP_BATCH);
     const params: unknown[] = [p.date(job.cutoff), job.reason, job.userId, p.date(job.cutoff)];
     if (job.keptId !== null) params.push(job.keptId);
     const count = await p.run(sql, params);

@@ -165,7 +165,7 @@ export class TokenRevocationService implements OnModuleInit {
     }
     const now = p.date(this.clock.now());
     const stamped = await p.run(
-      limitedStatement('UPDATE oauth2_refresh_token SET revoked_at = ?, modified = ?', 'oauth2_refresh_token', `${byUser}revoked_at IS NULL AND created <= ?`, CLEANUP_BATCH),
+      limitedStatement(p.dialect, 'UPDATE oauth2_refresh_token SET revoked_at = ?, modified = ?', 'oauth2_refresh_token', `${byUser}revoked_at IS NULL AND created <= ?`, CLEANUP_BATCH),
       [now, now, ...params(cutoff)],
     );
     this.metrics.tokensRevoked.inc(ids.length + stamped);

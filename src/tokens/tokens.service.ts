@@ -197,7 +197,7 @@ export class TokensService {
     if (!token || !user) return 'invalid_token';
     // Revoked by a cut-off (all of the user's, or every token): the same answer as a deleted row.
     if (revokedByCutoff(token.created, user.tokensRevokedBefore, systemCutoff)) return 'invalid_token';
-    const account = this.policy.refusal(user);
+    const account = this.policy.refusal(user, 'bearer');
     if (account === 'user_disabled') return 'invalid_token';
     if (token.expires.getTime() <= now.getTime()) return 'token_expired';
     return account;

@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { AuthMetrics } from '../common/auth-metrics';
 import { PermissionDenied } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import type { User } from './user.entity';
 
 /** Why an account may not act at all right now, whatever credential it presents. */
 export type AccountRefusal = 'user_disabled' | 'local_auth_disabled';
+
+/**
+ * Every kind of credential the service accepts; each has one validity rule, and each rule asks the
+ * account policy (issue 29): sessions, bearer tokens, refresh tokens, authorization codes, a password
+ * (HTTP basic and the login form) and an SSO login.
+ */
+export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'password' | 'sso';
 
 /** The settings the account policy reads. */
 export interface AccountPolicySettings {
@@ -41,10 +49,16 @@ export class ExternalUserRefused extends PermissionDenied {
 /** The account policy with the live settings. */
 @Injectable()
 export class AccountPolicy {
-  constructor(private readonly settings: SettingsService) {}
+  constructor(
+    private readonly settings: SettingsService,
+    private readonly metrics?: AuthMetrics,
+  ) {}
 
-  refusal(user: Account): AccountRefusal | null {
-    return accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') });
+  /** Why `user` may not act with a credential of `kind` now, or null; every validity rule asks this. */
+  refusal(user: Account, kind: CredentialKind): AccountRefusal | null {
+    const refused = accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') });
+    if (refused) this.metrics?.accountRefusals.inc({ kind, reason: refused });
+    return refused;
   }
 
   mayHoldTokens(user: Account): boolean {

@@ -110,7 +110,7 @@ export class LoginThrottle {
   async sweep(batch = 1000): Promise<number> {
     const t = this.prepared.table(LoginFailure);
     const expired = this.prepared.date(new Date(this.clock.now().getTime() - this.windowMs()));
-    return this.prepared.run(limitedStatement(`DELETE FROM ${t}`, t, 'window_start <= ? AND pending = 0', Number(batch)), [expired]);
+    return this.prepared.run(limitedStatement(this.prepared.dialect, `DELETE FROM ${t}`, t, 'window_start <= ? AND pending = 0', Number(batch)), [expired]);
   }
 
   private async find(key: Pair): Promise<ThrottleRow | null> {
