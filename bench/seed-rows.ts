@@ -9,6 +9,14 @@ export interface SeedCounts {
   liveSessions: number;
   expiredSessions: number;
   tokens: number;
+  /** Ended sessions (ended two days ago, due for deletion). */
+  endedSessions?: number;
+  /** Refresh tokens and authorization codes of `applicationId`, half of them expired or revoked. */
+  refreshTokens?: number;
+  codes?: number;
+  applicationId?: number;
+  /** Login-throttle counters of other pairs, half of them from a window long past. */
+  loginFailures?: number;
 }
 
 /**
@@ -36,6 +44,35 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
     `SELECT ${hash(mysql, `'${salt}t'`, n)}, ${userId}, NULL, 'seeded', 'write', '${text(new Date(now.getTime() + 365 * day))}', NULL, NULL, ` +
     `${minus(mysql, `'${text(now)}'`, n)}, '${text(now)}' ${from}`,
   );
+  const ago = (ms: number) => `'${text(new Date(now.getTime() - ms))}'`;
+  await insertSequence(db, mysql, counts.endedSessions ?? 0, (n, from) =>
+    `INSERT INTO user_session (key_hash, user_id, ip_address, user_agent, created, last_seen, expires, absolute_expires, ended_at, ended_reason) ` +
+    `SELECT ${hash(mysql, `'${salt}x'`, n)}, ${userId}, '10.1.0.3', 'seeded', ${ago(3 * day)}, ${ago(3 * day)}, ${ago(2 * day)}, NULL, ${minus(mysql, ago(2 * day), n)}, 'logged_out' ${from}`,
+  );
+  const app = counts.applicationId;
+  // Even rows revoked (or used) two days ago, odd rows live.
+  const halfPast = (n: string, past: string, live: string) => `CASE WHEN MOD(${n}, 2) = 0 THEN ${past} ELSE ${live} END`;
+  if (app !== undefined) {
+    await insertSequence(db, mysql, counts.refreshTokens ?? 0, (n, from) =>
+      `INSERT INTO oauth2_refresh_token (token_hash, user_id, application_id, access_token_id, family, family_started, scope, revoked_at, created, modified) ` +
+      `SELECT ${hash(mysql, `'${salt}r'`, n)}, ${userId}, ${app}, NULL, ${familyOf(mysql, n)}, ${ago(2 * day)}, 'write', ${halfPast(n, ago(2 * day), 'NULL')}, ` +
+      `${minus(mysql, `'${text(now)}'`, n)}, '${text(now)}' ${from}`,
+    );
+    await insertSequence(db, mysql, counts.codes ?? 0, (n, from) =>
+      `INSERT INTO oauth2_authorization_code (code_hash, application_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method, expires, used_at, family, created) ` +
+      `SELECT ${hash(mysql, `'${salt}c'`, n)}, ${app}, ${userId}, NULL, 'read', NULL, NULL, ${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 600_000))}'`)}, NULL, NULL, ` +
+      `${minus(mysql, `'${text(now)}'`, n)} ${from}`,
+    );
+  }
+  await insertSequence(db, mysql, counts.loginFailures ?? 0, (n, from) =>
+    `INSERT INTO login_failure (username, client_ip, failures, pending, window_start) ` +
+    `SELECT 'seeded', ${mysql ? `CONCAT('10.9.', ${n})` : `'10.9.' || ${n}`}, 1, 0, ${halfPast(n, ago(2 * day), `'${text(now)}'`)} ${from}`,
+  );
+}
+
+/** One family per two refresh tokens (a rotation), as text. */
+function familyOf(mysql: boolean, n: string): string {
+  return mysql ? `CONCAT('f', FLOOR((${n}) / 2))` : `'f' || ((${n}) / 2)`;
 }
 
 const CHUNK = 100_000;

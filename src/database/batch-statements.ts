@@ -10,9 +10,20 @@ export type Dialect = 'mysql' | 'sqlite';
  * it runs once on the index and then reads by rowid. Parameters keep their order in both forms.
  * Set-based clean-up is a loop of these, never one statement per row.
  */
-export function limitedStatement(dialect: Dialect, head: string, table: string, where: string, limit: number): string {
-  if (dialect === 'mysql') return `${head} WHERE ${where} LIMIT ${limit}`;
+export function limitedStatement(dialect: Dialect, head: string, table: string, where: string, limit: number, index?: string): string {
+  if (dialect === 'mysql') return `${index ? withIndex(head, table, index) : head} WHERE ${where} LIMIT ${limit}`;
   return `${head} WHERE id IN (SELECT id FROM ${table} WHERE ${where} LIMIT ${limit})`;
+}
+
+/**
+ * `UPDATE t FORCE INDEX (i) SET …`: MariaDB plans a limited single-table UPDATE by cost alone, and took
+ * the sweeper's (ended_at, expires) index for one user's sessions (a range over every user's live
+ * sessions) where the user's own index answers at once. DELETE takes no index hint in MySQL's grammar.
+ */
+function withIndex(head: string, table: string, index: string): string {
+  const at = `UPDATE ${table} `;
+  if (!head.startsWith(at)) throw new Error(`an index hint needs an UPDATE of ${table}: ${head}`);
+  return `UPDATE ${table} FORCE INDEX (${index}) ${head.slice(at.length)}`;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { inBatches, limitedStatement } from '../database/batch-statements';
-import { PreparedStatements } from '../database/prepared-statements';
-import { CLEANUP_BATCH, RevocationJobs } from '../users/revocation-jobs';
+import { inBatches } from '../database/batch-statements';
+import { RevocationJobs } from '../users/revocation-jobs';
+import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
@@ -28,7 +28,7 @@ export class SessionSweeper {
   private running = false;
 
   constructor(
-    private readonly prepared: PreparedStatements,
+    private readonly repository: SessionsRepository,
     private readonly clock: Clock,
     private readonly sessions: SessionsService,
     private readonly jobs: RevocationJobs,
@@ -72,17 +72,12 @@ export class SessionSweeper {
 
   /** One batch of each kind: sessions past their absolute lifetime, idle ones, and ended ones kept long enough. */
   private async batch(): Promise<SweepResult> {
-    const p = this.prepared;
-    const now = p.date(this.clock.now());
-    const cutoff = p.date(new Date(this.clock.now().getTime() - KEEP_ENDED_MS));
-    const stamp = (column: string, reason: string) =>
-      p.run(
-        limitedStatement(p.dialect, `UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}'`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH),
-        [now],
-      );
+    const now = this.clock.now();
     // Absolute first: a session past both limits ended at its absolute expiry, as the request path says.
-    const expired = (await stamp('absolute_expires', 'absolute_timeout')) + (await stamp('expires', 'idle_timeout'));
-    const deleted = await p.run(limitedStatement(p.dialect, 'DELETE FROM user_session', 'user_session', 'ended_at < ?', CLEANUP_BATCH), [cutoff]);
+    const expired =
+      (await this.repository.stampExpiredBatch('absolute_expires', 'absolute_timeout', now)) +
+      (await this.repository.stampExpiredBatch('expires', 'idle_timeout', now));
+    const deleted = await this.repository.deleteEndedBatch(new Date(now.getTime() - KEEP_ENDED_MS));
     return { expired, deleted };
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
 import { Clock } from '../common/clock';
 import { SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
+import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { NO_REQUEST } from '../common/request-context';
 
@@ -38,7 +37,7 @@ export class SessionWatcher implements OnModuleDestroy {
   private ticking = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: SessionsRepository,
     private readonly sessions: SessionsService,
     private readonly clock: Clock,
   ) {}
@@ -75,14 +74,7 @@ export class SessionWatcher implements OnModuleDestroy {
       const rows = new Map<number, Session>();
       for (let i = 0; i < ids.length; i += CHUNK) {
         // With the user's current state: a deactivation or an "end all" is a cut-off on the user row.
-        const found = await this.dataSource.getRepository(Session).find({
-          select: {
-            id: true, created: true, expires: true, absoluteExpires: true, endedAt: true, endedReason: true,
-            user: { id: true, isActive: true, externalAccount: true, sessionsEndedBefore: true, sessionsEndReason: true, sessionsKeptId: true },
-          },
-          relations: { user: true },
-          where: { id: In(ids.slice(i, i + CHUNK)) },
-        });
+        const found = await this.repository.findWithOwners(ids.slice(i, i + CHUNK));
         for (const row of found) rows.set(row.id, row);
       }
       const now = this.clock.now();

@@ -13,12 +13,13 @@ import { SessionWatcher } from './session-watcher.service';
 import { Session } from './session.entity';
 import { SessionStrategy } from './session.strategy';
 import { SessionsController } from './sessions.controller';
+import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Session]), UsersModule, SettingsModule],
   controllers: [SessionsController, SessionEventsController],
-  providers: [SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
+  providers: [SessionsRepository, SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
   exports: [SessionsService, SessionCookies, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
 })
 export class SessionsModule implements OnModuleInit {

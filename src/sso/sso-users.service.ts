@@ -4,6 +4,7 @@ import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { FieldErrors } from '../common/errors';
 import { isUniqueViolation } from '../database/errors';
+import { AccountPolicy } from '../users/account-policy';
 import { User } from '../users/user.entity';
 import { UserInput, UsersService } from '../users/users.service';
 import type { ExternalIdentity } from './external-identity';
@@ -32,6 +33,7 @@ export class SsoUsers {
   constructor(
     @InjectRepository(SocialAuth) private readonly links: Repository<SocialAuth>,
     private readonly users: UsersService,
+    private readonly policy: AccountPolicy,
     private readonly clock: Clock,
   ) {}
 
@@ -39,7 +41,9 @@ export class SsoUsers {
     const link = await this.links.findOneBy({ provider: identity.provider, uid: identity.uid });
     const user = link ? await this.users.findById(link.userId) : null;
     if (!user) return this.createLinked(identity, trace);
-    if (!user.isActive) throw new SsoFailure('inactive', 'user is inactive');
+    // The SSO login's validity rule: the linked user passes the account policy (an inactive user is refused).
+    const refused = this.policy.refusal(user, 'sso');
+    if (refused) throw new SsoFailure('inactive', refused === 'user_disabled' ? 'user is inactive' : 'local authentication is disabled');
     return this.refresh(user, identity, trace);
   }
 

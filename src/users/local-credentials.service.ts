@@ -4,12 +4,29 @@ import { andThen, Awaitable, isPromiseLike } from '../common/awaitable';
 import { AuthError, Throttled } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
-import { SettingsService } from '../settings/settings.service';
-import { PreparedStatements } from '../database/prepared-statements';
-import { LoginFailure } from './login-failure.entity';
+import { AccountPolicy } from './account-policy';
 import { LoginThrottle, pairKey, ThrottleRow } from './login-throttle.service';
 import { User } from './user.entity';
+import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+
+/** Whom a password can prove: a local account (external users have no usable password). */
+const PASSWORD_HOLDER = { isActive: true, externalAccount: null };
+
+export type PasswordRefusal = 'local_auth_disabled' | 'invalid_credentials';
+
+/**
+ * The one validity rule for a password (HTTP basic, the login form, the password grant, a password
+ * change), through the account policy. A password proves a local account, so none is accepted while
+ * local authentication is off: asked first without an attempt, before any lookup, so that the answer
+ * does not tell whether the name exists. With the attempt: the password must be the user's and the user
+ * must pass the policy (an inactive user's right password is refused as a wrong one, as AWX did).
+ */
+export function passwordRefusal(policy: AccountPolicy, attempt?: { user: User | null; verified: boolean }): PasswordRefusal | null {
+  if (policy.refusal(PASSWORD_HOLDER, 'password')) return 'local_auth_disabled';
+  if (!attempt) return null;
+  return attempt.user && attempt.verified && !policy.refusal(attempt.user, 'password') ? null : 'invalid_credentials';
+}
 
 export type PasswordPath = 'session' | 'basic' | 'password_grant' | 'password_change';
 
@@ -45,13 +62,11 @@ export class LocalCredentialsService {
 
   constructor(
     private readonly users: UsersService,
-    private readonly settings: SettingsService,
+    private readonly repository: UsersRepository,
+    private readonly policy: AccountPolicy,
     private readonly throttle: LoginThrottle,
     private readonly metrics: AuthMetrics,
-    private readonly prepared: PreparedStatements,
   ) {}
-
-  private lookupSql?: string;
 
   /**
    * The user these credentials prove, or a refusal (thrown or rejected). A repeat of credentials that
@@ -60,14 +75,15 @@ export class LocalCredentialsService {
    */
   check(attempt: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
     const { username, password, clientIp } = attempt;
-    if (this.settings.get('DISABLE_LOCAL_AUTH')) {
-      this.fail(attempt, 'local_auth_disabled');
-      throw new AuthError('local_auth_disabled');
+    const refused = passwordRefusal(this.policy);
+    if (refused) {
+      this.fail(attempt, refused);
+      throw new AuthError(refused);
     }
     return andThen(this.lookup(username, clientIp), ({ user: candidate, throttle }) => {
       const key = cache?.key(username, password);
       // A repeat of credentials that verified against this very hash: no new guess, so nothing to count.
-      if (cache && key && candidate?.isActive && cache.matches(key, candidate.password)) {
+      if (cache && key && candidate && cache.matches(key, candidate.password) && !passwordRefusal(this.policy, { user: candidate, verified: true })) {
         return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle)), () =>
           this.succeeded(attempt, candidate),
         );
@@ -79,19 +95,20 @@ export class LocalCredentialsService {
   /** A password not seen before: counted by the throttle before it is verified (SPEC §12). */
   private async verifyNew(attempt: CredentialCheck, candidate: User | null, cache?: RepeatCache, key?: string): Promise<User> {
     const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp);
-    let user: User | null = null;
+    let refused: PasswordRefusal | null = 'invalid_credentials';
     try {
-      user = await this.users.verifyPasswordOf(candidate, attempt.password);
+      const verified = !!(await this.users.verifyPasswordOf(candidate, attempt.password));
+      refused = passwordRefusal(this.policy, { user: candidate, verified });
     } finally {
       // An attempt that could not be verified (a database error) counts as a failure, never as nothing.
-      await (user ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
+      await (refused ? this.throttle.failed(reservation) : this.throttle.succeeded(reservation));
     }
-    if (!user) {
-      this.fail(attempt, 'invalid_credentials');
-      throw new AuthError('invalid_credentials');
+    if (refused || !candidate) {
+      this.fail(attempt, refused ?? 'invalid_credentials');
+      throw new AuthError(refused ?? 'invalid_credentials');
     }
-    if (cache && key) cache.remember(key, user.password);
-    return this.succeeded(attempt, user);
+    if (cache && key) cache.remember(key, candidate.password);
+    return this.succeeded(attempt, candidate);
   }
 
   /** Runs a throttled step; a refusal by the throttle is logged and counted in the metrics, now or when it rejects. */
@@ -121,7 +138,7 @@ export class LocalCredentialsService {
     const reservation = await this.counted(attempt, () => this.throttle.reserve(user.username, clientIp));
     let ok = false;
     try {
-      ok = !!(await this.users.verifyPasswordOf(user, password));
+      ok = !passwordRefusal(this.policy, { user, verified: !!(await this.users.verifyPasswordOf(user, password)) });
     } finally {
       await (ok ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
     }
@@ -132,19 +149,10 @@ export class LocalCredentialsService {
   /** The user a name belongs to and the name's throttle counter from this address, in one statement. */
   private lookup(username: string, clientIp: string): Awaitable<{ user: User | null; throttle: ThrottleRow | null }> {
     if (!username || username.length > 150) return { user: null, throttle: null };
-    const p = this.prepared;
-    this.lookupSql ??=
-      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start ` +
-      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username = ? AND f.client_ip = ? WHERE u.username = ?`;
-    const pair = pairKey(username, clientIp);
-    return andThen(p.first(this.lookupSql, [pair.username, pair.clientIp, username]), (row) => {
-      if (!row) return { user: null, throttle: null };
-      const user = p.hydrateAt(User, row);
+    return andThen(this.repository.findWithThrottle(username, pairKey(username, clientIp)), (found) =>
       // Usernames are matched exactly as typed, on MySQL's case-insensitive collation too.
-      if (user.username !== username) return { user: null, throttle: null };
-      const at = p.width(User); // the throttle row's id, failures, pending, window_start follow the user's columns
-      return { user, throttle: row[at] == null ? null : this.throttle.throttleRow({ id: row[at], failures: row[at + 1], pending: row[at + 2], window_start: row[at + 3] }) };
-    });
+      found && found.user.username === username ? found : { user: null, throttle: null },
+    );
   }
 
   private succeeded(attempt: CredentialCheck, user: User): User {

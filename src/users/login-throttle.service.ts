@@ -3,20 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { Throttled } from '../common/errors';
-import { limitedStatement } from '../database/batch-statements';
 import { isUniqueViolation } from '../database/errors';
-import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
-import { LoginFailure } from './login-failure.entity';
+import { Pair, ThrottleRow, UsersRepository } from './users.repository';
 
-/** The pair's counter as a lookup found it (joined to the user row on the basic fast path). */
-export interface ThrottleRow {
-  id: number;
-  failures: number;
-  pending: number;
-  windowStart: Date;
-}
+export type { ThrottleRow };
 
 /** An attempt counted against its pair before its password is checked. */
 export interface Reservation {
@@ -46,7 +38,7 @@ const POLL_MS = 20;
 @Injectable()
 export class LoginThrottle {
   constructor(
-    private readonly prepared: PreparedStatements,
+    private readonly repository: UsersRepository,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
@@ -59,9 +51,9 @@ export class LoginThrottle {
     for (;;) {
       const now = this.clock.now();
       const expired = new Date(now.getTime() - this.windowMs());
-      const reservation = this.prepared.isMysql ? await this.reserveLocked(key, now, expired) : await this.reserveUpsert(key, now, expired);
+      const reservation = this.transactions.isMysql ? await this.reserveLocked(key, now, expired) : await this.reserveUpsert(key, now, expired);
       if (reservation) return reservation;
-      const row = await this.find(key);
+      const row = await this.repository.findThrottle(key);
       // Full with failures: refused. Full only with attempts in flight: wait for their verdicts.
       if (!row || row.failures >= this.allowed() || Date.now() - started > WAIT_MS) {
         throw this.refusal(row ?? { id: 0, failures: 0, pending: 0, windowStart: now });
@@ -71,71 +63,34 @@ export class LoginThrottle {
   }
 
   /** The password was wrong: the attempt becomes a failure of its window. */
-  async failed(reservation: Reservation): Promise<void> {
-    await this.prepared.run(
-      `UPDATE ${this.prepared.table(LoginFailure)} SET failures = failures + 1, pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?`,
-      [reservation.id],
-    );
+  failed(reservation: Reservation): Promise<void> {
+    return this.repository.recordFailure(reservation.id);
   }
 
   /** The password was right: the attempt ends and the failures before it are forgiven (same window only). */
-  async succeeded(reservation: Reservation): Promise<void> {
-    const n = reservation.failuresBefore;
-    await this.prepared.run(
-      `UPDATE ${this.prepared.table(LoginFailure)} SET ` +
-        'failures = CASE WHEN window_start <> ? THEN failures WHEN failures > ? THEN failures - ? ELSE 0 END, ' +
-        'pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?',
-      [this.prepared.date(reservation.windowStart), n, n, reservation.id],
-    );
+  succeeded(reservation: Reservation): Promise<void> {
+    return this.repository.recordSuccess(reservation.id, reservation.windowStart, reservation.failuresBefore);
   }
 
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
   admitKnownGood(row: ThrottleRow | null): Awaitable<void> {
     if (!row || row.failures <= 0 || this.windowOver(row)) return;
     if (row.failures >= this.allowed()) throw this.refusal(row);
-    return this.forgive(row);
-  }
-
-  private async forgive(row: ThrottleRow): Promise<void> {
-    await this.prepared.run(
-      `UPDATE ${this.prepared.table(LoginFailure)} SET failures = CASE WHEN failures > ? THEN failures - ? ELSE 0 END WHERE id = ? AND window_start = ?`,
-      [row.failures, row.failures, row.id, this.prepared.date(row.windowStart)],
-    );
+    return this.repository.forgive(row);
   }
 
   /**
    * Deletes counters whose window has passed and that no attempt is using: anonymous attempts leave a
    * row each, and this keeps the table to the pairs of the current window. One batch per call.
    */
-  async sweep(batch = 1000): Promise<number> {
-    const t = this.prepared.table(LoginFailure);
-    const expired = this.prepared.date(new Date(this.clock.now().getTime() - this.windowMs()));
-    return this.prepared.run(limitedStatement(this.prepared.dialect, `DELETE FROM ${t}`, t, 'window_start <= ? AND pending = 0', Number(batch)), [expired]);
-  }
-
-  private async find(key: Pair): Promise<ThrottleRow | null> {
-    const [row] = await this.prepared.rows(
-      `SELECT id, failures, pending, window_start FROM ${this.prepared.table(LoginFailure)} WHERE username = ? AND client_ip = ?`,
-      [key.username, key.clientIp],
-    );
-    return row ? this.throttleRow(row) : null;
+  sweep(): Promise<number> {
+    return this.repository.deleteIdleThrottles(new Date(this.clock.now().getTime() - this.windowMs()));
   }
 
   /** SQLite: one statement, atomic across every process on the file. */
   private async reserveUpsert(key: Pair, now: Date, expired: Date): Promise<Reservation | null> {
-    const [nowParam, expiredParam] = [this.prepared.date(now), this.prepared.date(expired)];
-    const [row] = await this.prepared.rows(
-      `INSERT INTO ${this.prepared.table(LoginFailure)} (username, client_ip, failures, pending, window_start) VALUES (?, ?, 0, 1, ?) ` +
-        'ON CONFLICT (username, client_ip) DO UPDATE SET ' +
-        'failures = CASE WHEN window_start <= ? THEN 0 ELSE failures END, ' +
-        'pending = CASE WHEN window_start <= ? THEN 1 ELSE pending + 1 END, ' +
-        'window_start = CASE WHEN window_start <= ? THEN excluded.window_start ELSE window_start END ' +
-        'WHERE window_start <= ? OR failures + pending < ? RETURNING id, failures, pending, window_start',
-      [key.username, key.clientIp, nowParam, expiredParam, expiredParam, expiredParam, expiredParam, this.allowed()],
-    );
-    if (!row) return null;
-    const counted = this.throttleRow(row);
-    return { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures };
+    const counted = await this.repository.reserveUpsert(key, now, expired, this.allowed());
+    return counted && { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures };
   }
 
   /** MySQL: the pair's row locked for the decision; a first attempt racing another inserts once. */
@@ -143,21 +98,14 @@ export class LoginThrottle {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.transactions.run(async (manager) => {
-          const [found] = await manager.query(
-            'SELECT id, failures, pending, window_start FROM login_failure WHERE username = ? AND client_ip = ? FOR UPDATE',
-            [key.username, key.clientIp],
-          );
-          if (!found) {
-            const inserted = await manager.insert(LoginFailure, { ...key, failures: 0, pending: 1, windowStart: now });
-            return { id: inserted.identifiers[0].id as number, windowStart: now, failuresBefore: 0 };
-          }
-          const row = this.throttleRow(found);
+          const row = await this.repository.lockThrottle(manager, key);
+          if (!row) return { id: await this.repository.insertThrottle(manager, key, now), windowStart: now, failuresBefore: 0 };
           if (row.windowStart.getTime() <= expired.getTime()) {
-            await manager.update(LoginFailure, { id: row.id }, { failures: 0, pending: 1, windowStart: now });
+            await this.repository.restartWindow(manager, row.id, now);
             return { id: row.id, windowStart: now, failuresBefore: 0 };
           }
           if (row.failures + row.pending >= this.allowed()) return null;
-          await manager.query('UPDATE login_failure SET pending = pending + 1 WHERE id = ?', [row.id]);
+          await this.repository.addPending(manager, row.id);
           return { id: row.id, windowStart: row.windowStart, failuresBefore: row.failures };
         });
       } catch (err) {
@@ -176,11 +124,6 @@ export class LoginThrottle {
     return new Throttled(Math.max(1, Math.ceil((windowEnd - this.clock.now().getTime()) / 1000)));
   }
 
-  /** A row of `id, failures, pending, window_start`, as either driver returns it, as a ThrottleRow. */
-  throttleRow(row: Record<string, unknown>): ThrottleRow {
-    return { id: Number(row.id), failures: Number(row.failures), pending: Number(row.pending ?? 0), windowStart: dateFromDatabase(row.window_start)! };
-  }
-
   private allowed(): number {
     return this.settings.get('LOGIN_FAILURES_ALLOWED');
   }
@@ -188,11 +131,6 @@ export class LoginThrottle {
   private windowMs(): number {
     return this.settings.get('LOGIN_FAILURE_WINDOW') * 1000;
   }
-}
-
-interface Pair {
-  username: string;
-  clientIp: string;
 }
 
 export function pairKey(username: string, clientIp: string): Pair {

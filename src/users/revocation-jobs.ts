@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { inBatches } from '../database/batch-statements';
 import { dateFromDatabase } from '../database/prepared-statements';
-import { RevocationJob } from './revocation-job.entity';
+import type { RevocationJob } from './revocation-job.entity';
+import { UsersRepository } from './users.repository';
 
 /**
  * Rows one clean-up batch touches: one statement each, small enough that no request waits long for it
@@ -33,10 +33,11 @@ export type CleanupBatch = (job: RevocationJob) => Promise<number>;
 export class RevocationJobs {
   private readonly logger = new Logger('revocation');
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly repository: UsersRepository) {}
 
-  async add(manager: EntityManager, job: Omit<RevocationJob, 'id'>): Promise<void> {
-    await manager.getRepository(RevocationJob).insert(job);
+  /** Queues a job in the caller's transaction (the one that writes the cut-off). */
+  add(manager: EntityManager, job: Omit<RevocationJob, 'id'>): Promise<void> {
+    return this.repository.addJob(manager, job);
   }
 
   /**
@@ -45,16 +46,15 @@ export class RevocationJobs {
    */
   async work(kind: RevocationJob['kind'], batch: CleanupBatch, budgetMs = 5000): Promise<number> {
     const deadline = Date.now() + budgetMs;
-    const repo = this.dataSource.getRepository(RevocationJob);
     let total = 0;
-    for (const job of await repo.find({ where: { kind }, order: { id: 'ASC' }, take: 100 })) {
+    for (const job of await this.repository.pendingJobs(kind)) {
       const finished = await inBatches(async () => {
         const touched = await batch(job);
         total += touched;
         return touched >= CLEANUP_BATCH;
       }, deadline);
       if (!finished) return total;
-      await repo.delete({ id: job.id });
+      await this.repository.deleteJob(job.id);
       this.logger.log({ event: 'revocation_cleaned', kind, user_id: job.userId, reason: job.reason });
     }
     return total;

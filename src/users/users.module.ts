@@ -6,6 +6,7 @@ import { UserEvents } from './user-events';
 import { UserIdentities } from './user-identities';
 import { User } from './user.entity';
 import { UsersController } from './users.controller';
+import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 import { LocalCredentialsService } from './local-credentials.service';
 import { LoginFailure } from './login-failure.entity';
@@ -17,7 +18,7 @@ import { RevocationJobs } from './revocation-jobs';
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
-  exports: [UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
+  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
 })
 export class UsersModule {}

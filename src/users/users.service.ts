@@ -1,8 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { REQUIRED } from '../common/validation';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { Transactions } from '../database/transactions';
 import { isUniqueViolation } from '../database/errors';
@@ -12,6 +10,7 @@ import { PasswordHasher, UNUSABLE_PASSWORD_PREFIX } from './password-hasher.serv
 import { passwordProblems } from './password-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
+import { UsersRepository } from './users.repository';
 import { RequestTrace } from '../common/request-context';
 
 export interface UserInput {
@@ -32,7 +31,7 @@ export class UsersService {
   private readonly logger = new Logger('users');
 
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
     private readonly settings: SettingsService,
     private readonly events: UserEvents,
@@ -41,13 +40,13 @@ export class UsersService {
   ) {}
 
   findById(id: number): Promise<User | null> {
-    return this.users.findOneBy({ id });
+    return this.users.findById(id);
   }
 
   /** Usernames are matched exactly as typed, on MySQL's case-insensitive collation too. */
   async findByUsername(username: string): Promise<User | null> {
     if (!username || username.length > 150) return null;
-    const user = await this.users.findOneBy({ username });
+    const user = await this.users.findByUsername(username);
     return user && user.username === username ? user : null;
   }
 
@@ -63,28 +62,23 @@ export class UsersService {
 
   /** The users a list shows (only `onlyId` for callers who see only themselves), before its filters and page. */
   listQuery(onlyId?: number) {
-    const qb = this.users.createQueryBuilder('u');
-    return onlyId === undefined ? qb : qb.where('u.id = :onlyId', { onlyId });
+    return this.users.listQuery(onlyId);
   }
 
   /**
-   * Checks a local username/password. Returns the user only when active and the password matches;
-   * unknown users cost the same time as known ones. Imported Django hashes are upgraded here.
+   * Whether `password` is the user's (null = unknown username, which costs the same time as a known
+   * one); the user when it is. Imported Django hashes are upgraded here. Whether the account may act is
+   * the account policy's question, asked by the caller (LocalCredentialsService).
    */
-  async verifyPassword(username: string, password: string): Promise<User | null> {
-    return this.verifyPasswordOf(await this.findByUsername(username), password);
-  }
-
-  /** The same check for a user the caller has already looked up (null = unknown username). */
   async verifyPasswordOf(user: User | null, password: string): Promise<User | null> {
     if (!user) {
       await this.hasher.burn(password);
       return null;
     }
     const result = await this.hasher.verify(password, user.password);
-    if (!result.ok || !user.isActive) return null;
+    if (!result.ok) return null;
     if (result.upgradedHash) {
-      await this.users.update({ id: user.id, password: user.password }, { password: result.upgradedHash });
+      await this.users.replaceHash(user.id, user.password, result.upgradedHash);
       user.password = result.upgradedHash;
     }
     return user;
@@ -94,7 +88,7 @@ export class UsersService {
     const now = this.clock.now();
     user.lastLogin = now;
     // In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here.
-    await this.transactions.run((manager) => manager.getRepository(User).update({ id: user.id }, { lastLogin: now }));
+    await this.transactions.run((manager) => this.users.recordLogin(manager, user.id, now));
   }
 
   private async checkUsername(username: string, exceptId?: number): Promise<string | undefined> {
@@ -103,10 +97,7 @@ export class UsersService {
       return 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
     }
     // Case-insensitive on both databases, so SQLite and MySQL accept the same names.
-    const clash = await this.users
-      .createQueryBuilder('u')
-      .where('LOWER(u.username) = LOWER(:username)', { username })
-      .getOne();
+    const clash = await this.users.findByUsernameIgnoringCase(username);
     if (clash && clash.id !== exceptId) return 'A user with that username already exists.';
     return undefined;
   }
@@ -133,7 +124,7 @@ export class UsersService {
       passwordHash = await this.hasher.hash(input.password!);
     }
     const now = this.clock.now();
-    const result = await this.users.insert({
+    const id = await this.users.insert({
       username: input.username!,
       password: passwordHash,
       firstName: input.first_name ?? '',
@@ -147,7 +138,7 @@ export class UsersService {
       modified: now,
       lastLogin: null,
     });
-    const user = await this.getOr404(result.identifiers[0].id);
+    const user = await this.getOr404(id);
     this.logger.log({ event: 'user_created', user_id: user.id, username: user.username, ...trace });
     return user;
   }
@@ -179,7 +170,7 @@ export class UsersService {
     if (input.is_system_auditor !== undefined) changes.isSystemAuditor = input.is_system_auditor;
     if (input.is_active !== undefined) changes.isActive = input.is_active;
     changes.modified = this.clock.now();
-    await this.users.update({ id: user.id }, changes);
+    await this.users.update(user.id, changes);
     if (passwordChanged) {
       await this.events.emit({ type: 'password_changed', userId: user.id, keepSessionId, trace });
       this.logger.log({ event: 'password_changed', user_id: user.id, username: user.username, ...trace });
@@ -194,7 +185,7 @@ export class UsersService {
 
   async remove(user: User, trace: RequestTrace): Promise<void> {
     await this.events.emit({ type: 'deleted', userId: user.id, trace });
-    await this.users.delete({ id: user.id });
+    await this.users.delete(user.id);
     this.logger.log({ event: 'user_deleted', user_id: user.id, username: user.username, ...trace });
   }
 

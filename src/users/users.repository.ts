@@ -1,0 +1,208 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { andThen, Awaitable } from '../common/awaitable';
+import { limitedStatement, PlannedStatement } from '../database/batch-statements';
+import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
+import { LoginFailure } from './login-failure.entity';
+import { RevocationJob } from './revocation-job.entity';
+import { User } from './user.entity';
+
+/** A (username, client address) pair's throttle counter. */
+export interface ThrottleRow {
+  id: number;
+  failures: number;
+  pending: number;
+  windowStart: Date;
+}
+
+/** The pair a throttle counter belongs to. */
+export interface Pair {
+  username: string;
+  clientIp: string;
+}
+
+/** The fields of a user the create and update paths write. */
+export type UserValues = Omit<User, 'id' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId' | 'tokensRevokedBefore'>;
+
+/** How many counters one sweep of the login throttle deletes at most. */
+export const THROTTLE_SWEEP_BATCH = 1000;
+
+/**
+ * Every statement of the users module (issue 29): users, the login throttle's counters, and the
+ * revocation-job queue. UsersService, LoginThrottle, LocalCredentialsService and RevocationJobs hold the
+ * rules and call these.
+ */
+@Injectable()
+export class UsersRepository {
+  private credentialSql?: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
+  ) {}
+
+  private get users() {
+    return this.dataSource.getRepository(User);
+  }
+
+  findById(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  /** The user of a name as the database matches it (MySQL's collation ignores case: the caller compares exactly). */
+  findByUsername(username: string): Promise<User | null> {
+    return this.users.findOneBy({ username });
+  }
+
+  /** A user whose name equals `username` ignoring case, on both databases alike. */
+  findByUsernameIgnoringCase(username: string): Promise<User | null> {
+    return this.users.createQueryBuilder('u').where('LOWER(u.username) = LOWER(:username)', { username }).getOne();
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  listQuery(onlyId?: number): SelectQueryBuilder<User> {
+    const qb = this.users.createQueryBuilder('u');
+    return onlyId === undefined ? qb : qb.where('u.id = :onlyId', { onlyId });
+  }
+
+  async insert(values: UserValues): Promise<number> {
+    return (await this.users.insert(values)).identifiers[0].id as number;
+  }
+
+  async update(id: number, changes: Partial<User>): Promise<void> {
+    await this.users.update({ id }, changes);
+  }
+
+  /** Replaces a password hash only if it is still the one that was verified (an upgrade racing a change loses). */
+  async replaceHash(id: number, verified: string, upgraded: string): Promise<void> {
+    await this.users.update({ id, password: verified }, { password: upgraded });
+  }
+
+  /** In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here. */
+  async recordLogin(manager: EntityManager, id: number, at: Date): Promise<void> {
+    await manager.getRepository(User).update({ id }, { lastLogin: at });
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.users.delete({ id });
+  }
+
+  /** Writes a user's sessions cut-off (in the caller's transaction, with its clean-up job). */
+  async cutOffSessions(manager: EntityManager, id: number, cutoff: Date, reason: string, keptId: number | null): Promise<void> {
+    await manager.getRepository(User).update({ id }, { sessionsEndedBefore: cutoff, sessionsEndReason: reason, sessionsKeptId: keptId });
+  }
+
+  /** The user a name belongs to and the name's throttle counter from one address, in one statement (a hot path). */
+  findWithThrottle(username: string, pair: Pair): Awaitable<{ user: User; throttle: ThrottleRow | null } | null> {
+    const p = this.prepared;
+    this.credentialSql ??=
+      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start ` +
+      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username = ? AND f.client_ip = ? WHERE u.username = ?`;
+    return andThen(p.first(this.credentialSql, [pair.username, pair.clientIp, username]), (row) => {
+      if (!row) return null;
+      const at = p.width(User); // the throttle row's id, failures, pending, window_start follow the user's columns
+      const throttle = row[at] == null ? null : throttleRow({ id: row[at], failures: row[at + 1], pending: row[at + 2], window_start: row[at + 3] });
+      return { user: p.hydrateAt(User, row), throttle };
+    });
+  }
+
+  async findThrottle(pair: Pair): Promise<ThrottleRow | null> {
+    const [row] = await this.prepared.rows(`SELECT id, failures, pending, window_start FROM login_failure WHERE username = ? AND client_ip = ?`, [pair.username, pair.clientIp]);
+    return row ? throttleRow(row) : null;
+  }
+
+  /**
+   * SQLite: counts an attempt in one statement, atomic across every process on the file: a new window
+   * when the old one has passed, else one more pending attempt while failures plus pending stay under
+   * `allowed`. Null when the pair has no attempt left.
+   */
+  async reserveUpsert(pair: Pair, now: Date, expired: Date, allowed: number): Promise<ThrottleRow | null> {
+    const p = this.prepared;
+    const [nowParam, expiredParam] = [p.date(now), p.date(expired)];
+    const [row] = await p.rows(
+      'INSERT INTO login_failure (username, client_ip, failures, pending, window_start) VALUES (?, ?, 0, 1, ?) ' +
+        'ON CONFLICT (username, client_ip) DO UPDATE SET ' +
+        'failures = CASE WHEN window_start <= ? THEN 0 ELSE failures END, ' +
+        'pending = CASE WHEN window_start <= ? THEN 1 ELSE pending + 1 END, ' +
+        'window_start = CASE WHEN window_start <= ? THEN excluded.window_start ELSE window_start END ' +
+        'WHERE window_start <= ? OR failures + pending < ? RETURNING id, failures, pending, window_start',
+      [pair.username, pair.clientIp, nowParam, expiredParam, expiredParam, expiredParam, expiredParam, allowed],
+    );
+    return row ? throttleRow(row) : null;
+  }
+
+  /** MySQL: the pair's counter, locked for the rest of the caller's transaction. */
+  async lockThrottle(manager: EntityManager, pair: Pair): Promise<ThrottleRow | null> {
+    const [found] = (await manager.query('SELECT id, failures, pending, window_start FROM login_failure WHERE username = ? AND client_ip = ? FOR UPDATE', [pair.username, pair.clientIp])) as Record<string, unknown>[];
+    return found ? throttleRow(found) : null;
+  }
+
+  async insertThrottle(manager: EntityManager, pair: Pair, now: Date): Promise<number> {
+    return (await manager.insert(LoginFailure, { ...pair, failures: 0, pending: 1, windowStart: now })).identifiers[0].id as number;
+  }
+
+  async restartWindow(manager: EntityManager, id: number, now: Date): Promise<void> {
+    await manager.update(LoginFailure, { id }, { failures: 0, pending: 1, windowStart: now });
+  }
+
+  async addPending(manager: EntityManager, id: number): Promise<void> {
+    await manager.query('UPDATE login_failure SET pending = pending + 1 WHERE id = ?', [id]);
+  }
+
+  /** An attempt in flight failed: one more failure, one fewer pending. */
+  async recordFailure(id: number): Promise<void> {
+    await this.prepared.run('UPDATE login_failure SET failures = failures + 1, pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?', [id]);
+  }
+
+  /** An attempt in flight succeeded: the `forgiven` failures before it go (in its own window only), one fewer pending. */
+  async recordSuccess(id: number, windowStart: Date, forgiven: number): Promise<void> {
+    await this.prepared.run(
+      'UPDATE login_failure SET failures = CASE WHEN window_start <> ? THEN failures WHEN failures > ? THEN failures - ? ELSE 0 END, ' +
+        'pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?',
+      [this.prepared.date(windowStart), forgiven, forgiven, id],
+    );
+  }
+
+  /** A known-good credential forgives the failures a counter showed (unless its window changed meanwhile). */
+  async forgive(row: ThrottleRow): Promise<void> {
+    await this.prepared.run('UPDATE login_failure SET failures = CASE WHEN failures > ? THEN failures - ? ELSE 0 END WHERE id = ? AND window_start = ?', [
+      row.failures, row.failures, row.id, this.prepared.date(row.windowStart),
+    ]);
+  }
+
+  /** One batch of counters whose window started at or before `expired` and that no attempt is using. */
+  deleteIdleThrottles(expired: Date, batch = THROTTLE_SWEEP_BATCH): Promise<number> {
+    return this.prepared.run(this.idleThrottlesSql(batch), [this.prepared.date(expired)]);
+  }
+
+  private idleThrottlesSql(batch: number): string {
+    return limitedStatement(this.prepared.dialect, 'DELETE FROM login_failure', 'login_failure', 'window_start <= ? AND pending = 0', batch);
+  }
+
+  async addJob(manager: EntityManager, job: Omit<RevocationJob, 'id'>): Promise<void> {
+    await manager.getRepository(RevocationJob).insert(job);
+  }
+
+  /** The oldest pending clean-up jobs of a kind (the queue holds a handful: one per revocation in progress). */
+  pendingJobs(kind: RevocationJob['kind']): Promise<RevocationJob[]> {
+    return this.dataSource.getRepository(RevocationJob).find({ where: { kind }, order: { id: 'ASC' }, take: 100 });
+  }
+
+  async deleteJob(id: number): Promise<void> {
+    await this.dataSource.getRepository(RevocationJob).delete({ id });
+  }
+
+  /** Every periodic and clean-up statement over a table that grows, for the plan test. */
+  periodicStatements(sample: { now: Date }): PlannedStatement[] {
+    return [{ name: 'login throttle: delete idle counters', sql: this.idleThrottlesSql(THROTTLE_SWEEP_BATCH), params: [this.prepared.date(sample.now)] }];
+  }
+}
+
+/** A row of `id, failures, pending, window_start`, as either driver returns it. */
+export function throttleRow(row: Record<string, unknown>): ThrottleRow {
+  return { id: Number(row.id), failures: Number(row.failures), pending: Number(row.pending ?? 0), windowStart: dateFromDatabase(row.window_start)! };
+}
