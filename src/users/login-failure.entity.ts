@@ -3,6 +3,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 /** Password attempts of one (username, client address) pair in the current window (SPEC §12). */
 @Entity({ name: 'login_failure' })
 @Index(['username', 'clientIp'], { unique: true })
+@Index('IDX_login_failure_window', ['windowStart'])
 export class LoginFailure {
   @PrimaryGeneratedColumn()
   id: number;
