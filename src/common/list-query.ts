@@ -87,7 +87,7 @@ export async function queryPage<T extends object, R>(
  */
 async function countRows<T extends object>(qb: SelectQueryBuilder<T>, usesRegex: boolean): Promise<number> {
   const counting = qb.clone();
-  const where = (counting as unknown as { createWhereExpression(): string }).createWhereExpression();
+  const where = conditionText(counting.expressionMap.wheres);
   const joins = counting.expressionMap.joinAttributes;
   const named = (alias: string) => where.includes(`${alias}.`) || where.includes(`${counting.escape(alias)}.`);
   const needed = new Set(joins.filter((j) => named(j.alias.name)).map((j) => j.alias.name));
@@ -96,6 +96,13 @@ async function countRows<T extends object>(qb: SelectQueryBuilder<T>, usesRegex:
   counting.orderBy().offset(undefined).limit(undefined).select('COUNT(1)', 'cnt');
   const [row] = await rawRows<{ cnt: string | number }>(counting, usesRegex);
   return Number(row?.cnt ?? 0);
+}
+
+/** The text of a query builder's conditions (its public `expressionMap.wheres`): what a count must join for. */
+function conditionText(condition: SelectQueryBuilder<object>['expressionMap']['wheres'][number]['condition']): string {
+  if (typeof condition === 'string') return condition;
+  if (Array.isArray(condition)) return condition.map((w) => conditionText(w.condition)).join(' ');
+  return 'parameters' in condition ? condition.parameters.join(' ') : conditionText(condition.condition);
 }
 
 /**

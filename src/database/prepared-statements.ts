@@ -1,23 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { Database as SqliteDatabase, Statement as SqliteStatement } from 'better-sqlite3';
+import type { Pool } from 'mysql2';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import type { Dialect } from './batch-statements';
 import { ArrayRow, LookupBatches } from './lookup-batches';
 import { retryLockConflicts } from './transactions';
 
 type Row = Record<string, unknown>;
 
-interface SqliteStatement {
-  all(...params: unknown[]): Row[];
-  run(...params: unknown[]): { changes: number };
-  raw(on: boolean): SqliteStatement;
-}
-interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-}
-interface MysqlPool {
-  execute(options: { sql: string; values: unknown[]; rowsAsArray?: boolean }, cb: (err: Error | null, rows: unknown) => void): void;
-}
 
 export type { ArrayRow };
 type Convert = (v: unknown) => unknown;
@@ -28,14 +21,15 @@ type Convert = (v: unknown) => unknown;
  * `execute`, which caches server-side prepared statements per pooled connection), and rows are
  * hydrated with the entity's own column metadata. Building the same query through the ORM's query
  * builder on every request was about 45 % of an authenticated request's CPU time. Everything else
- * stays on TypeORM.
+ * stays on TypeORM. The connections come from public fields of TypeORM's drivers (`MysqlDriver.pool`,
+ * `BetterSqlite3Driver.databaseConnection`), typed by mysql2 and better-sqlite3 themselves.
  */
 @Injectable()
 export class PreparedStatements {
   private readonly sqliteStatements = new Map<string, SqliteStatement>();
   private readonly sqliteArrayStatements = new Map<string, SqliteStatement>();
   private readonly mysqlBatches = new LookupBatches((sql, params) => this.mysql(sql, params, true) as Promise<ArrayRow[]>);
-  private readonly sqliteBatches = new LookupBatches(async (sql, params) => this.sqliteArray(sql).all(...params) as unknown as ArrayRow[]);
+  private readonly sqliteBatches = new LookupBatches(async (sql, params) => this.sqliteArray(sql).all(...params) as ArrayRow[]);
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -51,7 +45,7 @@ export class PreparedStatements {
   rows(sql: string, params: unknown[]): Promise<Row[]> {
     if (this.isMysql) return this.mysql(sql, params) as Promise<Row[]>;
     try {
-      return Promise.resolve(this.sqlite(sql).all(...params));
+      return Promise.resolve(this.sqlite(sql).all(...params) as Row[]);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -87,7 +81,7 @@ export class PreparedStatements {
 
   /** One autocommit statement, run again on a lock conflict as a transaction would be (retryLockConflicts). */
   private mysql(sql: string, params: unknown[], rowsAsArray = false): Promise<unknown> {
-    const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
+    const pool = (this.dataSource.driver as MysqlDriver).pool as Pool;
     return retryLockConflicts(
       () => new Promise((resolve, reject) => pool.execute({ sql, values: params, rowsAsArray }, (err, result) => (err ? reject(err) : resolve(result)))),
     );
@@ -100,7 +94,7 @@ export class PreparedStatements {
   }
 
   private prepareSqlite(sql: string): SqliteStatement {
-    return (this.dataSource.driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection.prepare(sql);
+    return ((this.dataSource.driver as BetterSqlite3Driver).databaseConnection as SqliteDatabase).prepare(sql);
   }
 
 
