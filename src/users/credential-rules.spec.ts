@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SettingsService } from '../settings/settings.service';
+import { SsoFailure } from '../sso/sso-failure';
+import { SsoUsers } from '../sso/sso-users.service';
+import { AccountPolicy, CredentialKind } from './account-policy';
+import { passwordRefusal } from './local-credentials.service';
+import type { User } from './user.entity';
+
+/**
+ * The password rule (basic, the login form, the password grant, a password change) and the SSO login's
+ * rule, each through the account policy (issue 29). The session, bearer, refresh-token and
+ * authorization-code rules are in src/auth/validity-rules.spec.ts.
+ */
+function policy(values: Record<string, unknown> = {}, asked: CredentialKind[] = []): AccountPolicy {
+  const all: Record<string, unknown> = { DISABLE_LOCAL_AUTH: false, ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false, ...values };
+  const p = new AccountPolicy({ get: (key: string) => all[key] } as unknown as SettingsService);
+  const refusal = p.refusal.bind(p);
+  p.refusal = (user, kind) => (asked.push(kind), refusal(user, kind));
+  return p;
+}
+
+const user = (over: Partial<User> = {}) => ({ id: 1, username: 'alice', isActive: true, externalAccount: null, ...over }) as User;
+
+describe('password rule', () => {
+  it('refuses every password while local authentication is off, before any lookup', () => {
+    const asked: CredentialKind[] = [];
+    assert.equal(passwordRefusal(policy({ DISABLE_LOCAL_AUTH: true }, asked)), 'local_auth_disabled');
+    assert.equal(passwordRefusal(policy({ DISABLE_LOCAL_AUTH: true }), { user: user(), verified: true }), 'local_auth_disabled');
+    assert.equal(passwordRefusal(policy({ DISABLE_LOCAL_AUTH: true }), { user: null, verified: false }), 'local_auth_disabled');
+    assert.deepEqual(asked, ['password']);
+  });
+
+  it('accepts nothing before the attempt but the switch, then the right password of an allowed user', () => {
+    assert.equal(passwordRefusal(policy()), null);
+    assert.equal(passwordRefusal(policy(), { user: user(), verified: true }), null);
+  });
+
+  it('answers a wrong password, an unknown name and an inactive user alike', () => {
+    assert.equal(passwordRefusal(policy(), { user: user(), verified: false }), 'invalid_credentials');
+    assert.equal(passwordRefusal(policy(), { user: null, verified: false }), 'invalid_credentials');
+    const asked: CredentialKind[] = [];
+    assert.equal(passwordRefusal(policy({}, asked), { user: user({ isActive: false }), verified: true }), 'invalid_credentials');
+    assert.deepEqual(asked, ['password', 'password']);
+  });
+});
+
+describe('SSO login rule', () => {
+  function ssoUsers(found: User, asked: CredentialKind[], values: Record<string, unknown> = {}): SsoUsers {
+    const links = { findOneBy: async () => ({ userId: found.id }) };
+    const users = { findById: async () => found };
+    const s = new SsoUsers(links as never, users as never, policy(values, asked), undefined as never);
+    // Past the rule a login refreshes the user's fields: the rule's verdict is what is tested here.
+    (s as unknown as { refresh: (u: User) => Promise<User> }).refresh = async (u) => u;
+    return s;
+  }
+  const identity = { provider: 'oidc:test', uid: 'subject' };
+
+  it('lets an active linked user in, local authentication on or off', async () => {
+    const asked: CredentialKind[] = [];
+    const sso = user({ externalAccount: 'social' });
+    assert.equal(await ssoUsers(sso, asked).resolve(identity, {}), sso);
+    assert.equal(await ssoUsers(sso, asked, { DISABLE_LOCAL_AUTH: true }).resolve(identity, {}), sso);
+    assert.deepEqual(asked, ['sso', 'sso']);
+  });
+
+  it('refuses an inactive linked user', async () => {
+    await assert.rejects(ssoUsers(user({ externalAccount: 'social', isActive: false }), []).resolve(identity, {}), (err: unknown) => err instanceof SsoFailure && err.code === 'inactive');
+  });
+});
