@@ -6,12 +6,18 @@ import { describe, it } from 'node:test';
 
 /**
  * The module arrows of docs/architecture.md, checked with dependency-cruiser against the sources
- * (.dependency-cruiser.cjs). A fixture tree with a deliberately wrong import proves the rules catch it.
+ * (.dependency-cruiser.cjs). Fixture trees with deliberately wrong imports prove the rules catch them.
  */
 const ROOT = join(__dirname, '..', '..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
+/**
+ * One entry of dependency-cruiser's summary.violations: `type` 'dependency' for a rule on an import between
+ * files, 'cycle' for a file cycle or (with a `scope: 'folder'` rule) a cycle between folders, where from
+ * and to are the folders, e.g. 'src/common' -> 'src/database'.
+ */
 interface Violation {
+  type: string;
   rule: { name: string };
   from: string;
   to: string;
@@ -26,14 +32,30 @@ function cruise(cwd: string): Violation[] {
 describe('module dependencies (docs/architecture.md)', () => {
   it('src/ breaks none of the rules', () => {
     const violations = cruise(ROOT);
-    assert.deepEqual(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`), []);
+    assert.deepEqual(violations.map((v) => `${v.rule.name} (${v.type}): ${v.from} -> ${v.to}`), []);
   });
 
-  it('catches a deliberately wrong import (common/ importing a feature) and nothing allowed', () => {
+  it('catches deliberately wrong imports (common/ importing a feature, database/ importing common/) and nothing allowed', () => {
     const violations = cruise(join(ROOT, 'test', 'fixtures', 'layering'));
     assert.deepEqual(
       violations.map((v) => [v.rule.name, v.from, v.to]),
-      [['common-imports-no-feature', 'src/common/leaky.ts', 'src/users/account.ts']],
+      [
+        ['common-imports-no-feature', 'src/common/leaky.ts', 'src/users/account.ts'],
+        ['database-imports-no-common', 'src/database/uses-common.ts', 'src/common/clock.ts'],
+      ],
+    );
+  });
+
+  it('catches two parts importing each other through different files, which no file cycle shows', () => {
+    // alpha/uses-beta.ts -> beta/two.ts and beta/uses-alpha.ts -> alpha/three.ts: only the folder rule sees it
+    // (once from each side of the cycle).
+    const violations = cruise(join(ROOT, 'test', 'fixtures', 'layering-cycle'));
+    assert.deepEqual(
+      violations.map((v) => [v.rule.name, v.type, v.from, v.to]).sort(),
+      [
+        ['no-cycles-between-parts', 'cycle', 'src/alpha', 'src/beta'],
+        ['no-cycles-between-parts', 'cycle', 'src/beta', 'src/alpha'],
+      ],
     );
   });
 
