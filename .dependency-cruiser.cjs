@@ -1,5 +1,5 @@
 /**
- * The arrows of ../shared/STYLE.md, checked by `npm test` (scripts/check-architecture.sh) and drawn in
+ * The arrows of ../shared/STYLE.md, checked by `npm test` (test/architecture.e2e-spec.ts) and drawn in
  * docs/architecture.md. A rule broken here is a design decision, not a lint warning: change the code,
  * or change the rule and the doc together.
  */
@@ -12,6 +12,16 @@ module.exports = {
       severity: 'error',
       comment: 'Modules form a layered graph: a cycle means two modules are really one, or a dependency points the wrong way.',
       from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-cycles-between-parts',
+      severity: 'error',
+      comment:
+        'A top-level part (src/<dir>/) and another never import each other, even through different files (which no-cycles, ' +
+        'a rule on files, cannot see): the parts form layers, database/ below common/ below the features.',
+      scope: 'folder',
+      from: { path: '^src/[^/]+/?$' },
       to: { circular: true },
     },
     {
@@ -34,6 +44,13 @@ module.exports = {
       comment: 'database/ holds the options, migrations and transactions; entities are registered by their own modules.',
       from: { path: '^src/database/' },
       to: { path: `^src/${FEATURES}/` },
+    },
+    {
+      name: 'database-imports-no-common',
+      severity: 'error',
+      comment: 'database/ sits below common/: common/ may use the database (health, off-thread reads), never the other way.',
+      from: { path: '^src/database/' },
+      to: { path: '^src/common/' },
     },
     {
       name: 'features-never-import-auth',

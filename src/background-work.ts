@@ -1,7 +1,8 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from './config/app-config';
 import { Scheduler } from './common/scheduler';
 import { DatabaseHealth } from './database/database-health';
-import { SESSION_SWEEP_MS, SessionSweeper } from './sessions/session-sweeper.service';
+import { SessionSweeper } from './sessions/session-sweeper.service';
 import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.service';
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
 import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
@@ -37,6 +38,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly throttle: LoginThrottle,
     private readonly database: DatabaseHealth,
     private readonly tokenRevocation: TokenRevocationService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -44,7 +46,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('settings-refresh', SETTINGS_REFRESH_MS, () => this.settings.reload(NO_REQUEST));
     s.every('session-watch', WATCH_INTERVAL_MS, () => this.sessionWatcher.tick());
     s.every('last-used-flush', LAST_USED_FLUSH_MS, () => this.lastUsed.flush(), { final: () => this.lastUsed.flush() });
-    if (process.env.SESSION_SWEEP !== 'off') s.every('session-sweep', SESSION_SWEEP_MS, () => this.sessionSweeper.sweepOnce());
+    if (this.config.sessionSweep) s.every('session-sweep', this.config.sessionSweepMs, () => this.sessionSweeper.sweepOnce());
     s.every('revocation-cleanup', REVOCATION_CLEANUP_MS, async () => {
       await this.sessionSweeper.cleanupRevoked();
       await this.tokenRevocation.cleanupRevoked();

@@ -1,17 +1,23 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 /**
  * The module arrows of docs/architecture.md, checked with dependency-cruiser against the sources
- * (.dependency-cruiser.cjs). A fixture tree with a deliberately wrong import proves the rules catch it.
+ * (.dependency-cruiser.cjs). Fixture trees with deliberately wrong imports prove the rules catch them.
  */
 const ROOT = join(__dirname, '..', '..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
+/**
+ * One entry of dependency-cruiser's summary.violations: `type` 'dependency' for a rule on an import between
+ * files, 'cycle' for a file cycle or (with a `scope: 'folder'` rule) a cycle between folders, where from
+ * and to are the folders, e.g. 'src/common' -> 'src/database'.
+ */
 interface Violation {
+  type: string;
   rule: { name: string };
   from: string;
   to: string;
@@ -26,14 +32,30 @@ function cruise(cwd: string): Violation[] {
 describe('module dependencies (docs/architecture.md)', () => {
   it('src/ breaks none of the rules', () => {
     const violations = cruise(ROOT);
-    assert.deepEqual(violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`), []);
+    assert.deepEqual(violations.map((v) => `${v.rule.name} (${v.type}): ${v.from} -> ${v.to}`), []);
   });
 
-  it('catches a deliberately wrong import (common/ importing a feature) and nothing allowed', () => {
+  it('catches deliberately wrong imports (common/ importing a feature, database/ importing common/) and nothing allowed', () => {
     const violations = cruise(join(ROOT, 'test', 'fixtures', 'layering'));
     assert.deepEqual(
       violations.map((v) => [v.rule.name, v.from, v.to]),
-      [['common-imports-no-feature', 'src/common/leaky.ts', 'src/users/account.ts']],
+      [
+        ['common-imports-no-feature', 'src/common/leaky.ts', 'src/users/account.ts'],
+        ['database-imports-no-common', 'src/database/uses-common.ts', 'src/common/clock.ts'],
+      ],
+    );
+  });
+
+  it('catches two parts importing each other through different files, which no file cycle shows', () => {
+    // alpha/uses-beta.ts -> beta/two.ts and beta/uses-alpha.ts -> alpha/three.ts: only the folder rule sees it
+    // (once from each side of the cycle).
+    const violations = cruise(join(ROOT, 'test', 'fixtures', 'layering-cycle'));
+    assert.deepEqual(
+      violations.map((v) => [v.rule.name, v.type, v.from, v.to]).sort(),
+      [
+        ['no-cycles-between-parts', 'cycle', 'src/alpha', 'src/beta'],
+        ['no-cycles-between-parts', 'cycle', 'src/beta', 'src/alpha'],
+      ],
     );
   });
 
@@ -43,5 +65,56 @@ describe('module dependencies (docs/architecture.md)', () => {
     const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
     const block = /<!-- generated:mermaid -->\n```mermaid\n([\s\S]*?)\n```\n<!-- \/generated:mermaid -->/.exec(doc)?.[1];
     assert.equal(block, generated.stdout.trim(), 'docs/architecture.md is out of date: run bash scripts/architecture.sh --write');
+  });
+});
+
+/**
+ * Static configuration is read from the environment in one place, src/config/ (loadAppConfig): everything
+ * else gets it injected (APP_CONFIG). dependency-cruiser sees imports, not `process.env`, so this is a scan
+ * of the sources: every .ts file under src/ but src/config/ and the unit tests (*.spec.ts).
+ */
+const ENV_READ = /\bprocess\s*(\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\benv\b[^=;]*\}\s*=\s*process\b/;
+
+/**
+ * Files of src/ still reading process.env outside config/ while their owner moves them over (each with
+ * the value already in AppConfig). An entry that no longer reads it fails the test: remove it here then.
+ */
+const PENDING: Record<string, string> = {
+  'src/sessions/session-sweeper.service.ts': 'SESSION_SWEEP_MS: background-work.ts uses config.sessionSweepMs; the constant goes',
+};
+
+/** `file:line` of every environment read under root/src outside src/config/ and the unit tests. */
+function envReads(root: string): string[] {
+  const found: string[] = [];
+  const files = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+    .map((f) => `src/${f.split('\\').join('/')}`)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts') && !f.startsWith('src/config/'))
+    .sort();
+  for (const file of files) {
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (ENV_READ.test(line)) found.push(`${file}:${i + 1}`);
+      });
+  }
+  return found;
+}
+
+describe('the environment is read in src/config/ only', () => {
+  it('src/ reads process.env nowhere else (but in the pending files)', () => {
+    const reads = envReads(ROOT);
+    const pendingFiles = Object.keys(PENDING);
+    assert.deepEqual(reads.filter((r) => !pendingFiles.includes(r.replace(/:\d+$/, ''))), []);
+    for (const file of pendingFiles) {
+      assert.ok(reads.some((r) => r.startsWith(`${file}:`)), `${file} no longer reads process.env: remove it from PENDING`);
+    }
+  });
+
+  it('catches a read outside config/ in a fixture tree, and none in config/ or a unit test', () => {
+    assert.deepEqual(envReads(join(ROOT, 'test', 'fixtures', 'env-reads')), [
+      'src/feature/bracket-read.ts:3',
+      'src/feature/destructured-read.ts:3',
+      'src/feature/reads-env.ts:3',
+    ]);
   });
 });

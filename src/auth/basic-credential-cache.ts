@@ -15,10 +15,11 @@ export class BasicCredentialCache {
   private readonly entries = new Map<string, { hash: string; expiresAt: number }>();
   private readonly box: SecretBox;
   /** AUTH_FAST_PATH=off turns the cache off, so `npm run bench` can show what it saves. */
-  private readonly enabled = process.env.AUTH_FAST_PATH !== 'off';
+  private readonly enabled: boolean;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.box = new SecretBox(config.secretKey);
+    this.enabled = config.authFastPath;
   }
 
   key(username: string, password: string): string {

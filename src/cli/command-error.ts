@@ -9,12 +9,12 @@ export function userDoesNotExist(username: string): CommandError {
 }
 
 /**
- * Password for a command: the flag, else MANAGE_PASSWORD from the environment, else a prompt
- * (typed twice, not echoed) when a terminal is attached.
+ * Password for a command: the flag, else MANAGE_PASSWORD from the environment (`fromEnv`, the config's
+ * managePassword), else a prompt (typed twice, not echoed) when a terminal is attached.
  */
-export async function passwordFrom(flag: string | undefined): Promise<string> {
+export async function passwordFrom(flag: string | undefined, fromEnv: string | undefined): Promise<string> {
   if (flag) return flag;
-  if (process.env.MANAGE_PASSWORD) return process.env.MANAGE_PASSWORD;
+  if (fromEnv) return fromEnv;
   if (!process.stdin.isTTY) throw new CommandError('No password given: use --password, MANAGE_PASSWORD, or run in a terminal to be prompted.');
   const first = await promptHidden('Password: ');
   const second = await promptHidden('Password (again): ');

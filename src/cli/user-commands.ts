@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CommandRunner } from './command-layer';
 import { FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
@@ -16,13 +17,16 @@ export function describeFieldErrors(err: unknown): never {
 
 @Injectable()
 export class CreateSuperuserCommand extends CommandRunner {
-  constructor(private readonly users: UsersService) {
+  constructor(
+    private readonly users: UsersService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     super();
   }
 
   async run(_: string[], options: { username?: string; email?: string; password?: string; skipPolicy?: boolean }): Promise<void> {
     if (!options.username) throw new CommandError('--username is required.');
-    const password = await passwordFrom(options.password);
+    const password = await passwordFrom(options.password, this.config.managePassword);
     const user = await this.users
       .create({ username: options.username, email: options.email ?? '', password, is_superuser: true }, NO_REQUEST, { skipPasswordPolicy: options.skipPolicy })
       .catch(describeFieldErrors);
@@ -32,14 +36,17 @@ export class CreateSuperuserCommand extends CommandRunner {
 
 @Injectable()
 export class ChangePasswordCommand extends CommandRunner {
-  constructor(private readonly users: UsersService) {
+  constructor(
+    private readonly users: UsersService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     super();
   }
 
   async run([username]: string[], options: { password?: string; skipPolicy?: boolean }): Promise<void> {
     const user = await this.users.findByUsername(username);
     if (!user) throw userDoesNotExist(username);
-    const password = await passwordFrom(options.password);
+    const password = await passwordFrom(options.password, this.config.managePassword);
     await this.users.setPassword(user, password, NO_REQUEST, options.skipPolicy).catch(describeFieldErrors);
     console.log(`Password changed successfully for user '${username}'`);
   }

@@ -24,6 +24,29 @@ export interface AppConfig {
   productVersion: string;
   /** Server processes sharing the port (WEB_CONCURRENCY, node:cluster); above 1 only on MySQL/MariaDB. */
   webConcurrency: number;
+  /**
+   * The cache of verified basic credentials (auth/basic-credential-cache.ts); AUTH_FAST_PATH=off (a
+   * diagnostic) turns it off, so `npm run bench` can show what it saves.
+   */
+  authFastPath: boolean;
+  /** The session sweep loop (background-work.ts); SESSION_SWEEP=off leaves it out (tests that count rows). */
+  sessionSweep: boolean;
+  /** How often the session sweep runs: SESSION_SWEEP_SECONDS (default 60, at least 1), in milliseconds. */
+  sessionSweepMs: number;
+  /** MANAGE_PASSWORD: the password of a management command given no --password (cli/command-error.ts). */
+  managePassword?: string;
+  /**
+   * NODE_EXTRA_CA_CERTS: a PEM file of CAs that outgoing HTTPS (OpenID Connect) trusts beside Node's and the
+   * system's (sso/outgoing-fetch.ts). Node reads it only at process start; this is read per app, so a test
+   * can point it at its own CA.
+   */
+  extraCaCertsFile?: string;
+  /**
+   * The environment as loaded, for the one reader whose names config/ cannot know: a runtime setting's
+   * default is an environment variable of the setting's name (SPEC §9, settings/settings.service.ts).
+   * Everything else reads a field above: outside src/config/ nothing reads process.env (the architecture test).
+   */
+  settingsEnv: Readonly<Record<string, string | undefined>>;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -119,6 +142,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     productName: 'Automation Service',
     productVersion: packageVersion(),
     webConcurrency: parseWebConcurrency(env.WEB_CONCURRENCY, databaseUrl),
+    authFastPath: env.AUTH_FAST_PATH !== 'off',
+    sessionSweep: env.SESSION_SWEEP !== 'off',
+    sessionSweepMs: Math.max(1, Number(env.SESSION_SWEEP_SECONDS) || 60) * 1000,
+    managePassword: env.MANAGE_PASSWORD || undefined,
+    extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
+    settingsEnv: Object.freeze({ ...env }),
   };
 }
 

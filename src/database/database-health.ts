@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from './errors';
-import { NO_REQUEST, RequestTrace } from '../common/request-context';
+import { NO_REQUEST, RequestTrace } from './request-trace';
 
 /** Repeated failures are logged once per interval, with how many there were (not once per request). */
 const LOG_INTERVAL_MS = 10_000;

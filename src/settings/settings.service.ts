@@ -33,6 +33,8 @@ export class SettingsService implements OnModuleInit {
   private readonly checks = new Map<string, CategoryCheck[]>();
   private stored = new Map<string, unknown>();
   private readonly box: SecretBox;
+  /** Where the env defaults come from: the environment as the config loaded it. */
+  private readonly env: Readonly<Record<string, string | undefined>>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -40,6 +42,7 @@ export class SettingsService implements OnModuleInit {
     private readonly clock: Clock,
   ) {
     this.box = new SecretBox(config.secretKey);
+    this.env = config.settingsEnv;
     this.register(AUTHENTICATION_SETTINGS);
     this.addCheck('authentication', (next) => {
       if (next.DISABLE_LOCAL_AUTH === true && !this.remoteAuthConfigured()) {
@@ -53,7 +56,7 @@ export class SettingsService implements OnModuleInit {
   register(definitions: SettingDefinition[]): void {
     for (const def of definitions) {
       this.definitions.set(def.key, def);
-      const raw = process.env[def.key];
+      const raw = this.env[def.key];
       if (raw === undefined || def.readOnly) continue;
       let parsed: unknown;
       try {

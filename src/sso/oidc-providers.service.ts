@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { SettingsService } from '../settings/settings.service';
 import { ExternalIdentity, stringClaim } from './external-identity';
-import { createOutgoingFetch } from './outgoing-fetch';
+import { createOutgoingFetch, trustedCas } from './outgoing-fetch';
 import { OIDC_SESSION_KEY, OidcStrategy } from './oidc.strategy';
 import { SsoFailure } from './sso-failure';
 import { SsoPassport } from './sso-passport';
@@ -24,14 +24,16 @@ const DISCOVERY_TIMEOUT_SECONDS = 10;
 export class OidcProviders {
   private readonly logger = new Logger('sso');
   private readonly built = new Map<string, { fingerprint: string; ready: Promise<void> }>();
-  private readonly fetch = createOutgoingFetch();
+  private readonly fetch: ReturnType<typeof createOutgoingFetch>;
 
   constructor(
     private readonly settings: SettingsService,
     private readonly passport: SsoPassport,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.fetch = createOutgoingFetch(trustedCas(config.extraCaCertsFile));
+  }
 
   configured(): Record<string, OidcProviderConfig> {
     return this.settings.get<Record<string, OidcProviderConfig>>('SOCIAL_AUTH_OIDC_PROVIDERS') ?? {};

@@ -12,15 +12,16 @@ const SYSTEM_BUNDLES = [
 ];
 
 /**
- * The CAs outgoing HTTPS trusts (SPEC §7): Node's bundled roots, the system bundle, and the file named
- * by NODE_EXTRA_CA_CERTS (read here, not only at process start, so a test can point it at its own CA).
- * Passing `ca` replaces Node's default store, hence the three are joined.
+ * The CAs outgoing HTTPS trusts (SPEC §7): Node's bundled roots, the system bundle, and `extraCaFile`, the
+ * file named by NODE_EXTRA_CA_CERTS (the config's extraCaCertsFile: read per app, not only at process
+ * start, so a test can point it at its own CA). Passing `ca` replaces Node's default store, hence the
+ * three are joined.
  */
-export function trustedCas(env: NodeJS.ProcessEnv = process.env): string[] {
+export function trustedCas(extraCaFile: string | undefined): string[] {
   const cas = [...rootCertificates];
   const system = SYSTEM_BUNDLES.find((path) => existsSync(path));
   if (system) cas.push(readFileSync(system, 'utf8'));
-  if (env.NODE_EXTRA_CA_CERTS && existsSync(env.NODE_EXTRA_CA_CERTS)) cas.push(readFileSync(env.NODE_EXTRA_CA_CERTS, 'utf8'));
+  if (extraCaFile && existsSync(extraCaFile)) cas.push(readFileSync(extraCaFile, 'utf8'));
   return cas;
 }
 
@@ -37,7 +38,7 @@ const MAX_BODY = 1024 * 1024;
  * A fetch for openid-client (its `customFetch` hook): node:https with the CA list above, no redirects
  * followed (openid-client asks for `redirect: 'manual'`), bodies capped at 1 MiB.
  */
-export function createOutgoingFetch(ca: string[] = trustedCas()) {
+export function createOutgoingFetch(ca: string[]) {
   const agent = new https.Agent({ ca, keepAlive: true });
   return (url: string, options: FetchOptions = {}): Promise<Response> =>
     new Promise((resolve, reject) => {
