@@ -75,14 +75,6 @@ describe('module dependencies (docs/architecture.md)', () => {
  */
 const ENV_READ = /\bprocess\s*(\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\benv\b[^=;]*\}\s*=\s*process\b/;
 
-/**
- * Files of src/ still reading process.env outside config/ while their owner moves them over (each with
- * the value already in AppConfig). An entry that no longer reads it fails the test: remove it here then.
- */
-const PENDING: Record<string, string> = {
-  'src/sessions/session-sweeper.service.ts': 'SESSION_SWEEP_MS: background-work.ts uses config.sessionSweepMs; the constant goes',
-};
-
 /** `file:line` of every environment read under root/src outside src/config/ and the unit tests. */
 function envReads(root: string): string[] {
   const found: string[] = [];
@@ -101,13 +93,8 @@ function envReads(root: string): string[] {
 }
 
 describe('the environment is read in src/config/ only', () => {
-  it('src/ reads process.env nowhere else (but in the pending files)', () => {
-    const reads = envReads(ROOT);
-    const pendingFiles = Object.keys(PENDING);
-    assert.deepEqual(reads.filter((r) => !pendingFiles.includes(r.replace(/:\d+$/, ''))), []);
-    for (const file of pendingFiles) {
-      assert.ok(reads.some((r) => r.startsWith(`${file}:`)), `${file} no longer reads process.env: remove it from PENDING`);
-    }
+  it('src/ reads process.env nowhere else', () => {
+    assert.deepEqual(envReads(ROOT), []);
   });
 
   it('catches a read outside config/ in a fixture tree, and none in config/ or a unit test', () => {

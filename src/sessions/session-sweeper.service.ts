@@ -6,8 +6,6 @@ import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
-/** How often the background loop sweeps (src/background-work.ts); SESSION_SWEEP_SECONDS changes it (the scale benchmark). */
-export const SESSION_SWEEP_MS = Math.max(1, Number(process.env.SESSION_SWEEP_SECONDS) || 60) * 1000;
 /** A pass stops after this long and goes on at the next one; well above 100,000 rows a minute. */
 const PASS_BUDGET_MS = 20_000;
 
