@@ -13,6 +13,9 @@ bash scripts/test-prerequisites.sh || exit 1
 rm -rf dist
 npm run build:test --silent || { echo "build failed"; exit 1; }
 node scripts/build-if-stale.js --mark
+# The promise rules tsc cannot check (eslint.config.mjs, typescript-eslint with type information): a
+# floating or misused promise fails the run here, before any test.
+npm run lint --silent || { echo "lint failed: fix what eslint names above (npm run lint)"; exit 1; }
 
 concurrency="${TEST_CONCURRENCY:-2}"
 mkdir -p test-output

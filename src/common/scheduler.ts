@@ -78,7 +78,7 @@ export class Scheduler implements OnModuleDestroy {
   stopAll(): Promise<void> {
     this.stopped ??= (async () => {
       for (const loop of this.loops.values()) clearInterval(loop.timer);
-      await Promise.allSettled([...this.loops.values()].map((l) => l.running));
+      await Promise.allSettled([...this.loops.values()].flatMap((l) => (l.running ? [l.running] : [])));
       for (const loop of this.loops.values()) {
         if (!loop.final) continue;
         try {

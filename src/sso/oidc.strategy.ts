@@ -3,7 +3,6 @@ import type * as OidcPassport from 'openid-client/build/passport';
 
 // openid-client is ESM-only; Node 20.19+ loads it through require(esm). Its "./passport" export is
 // not visible to TypeScript's node10 resolution, hence the typed require of the runtime path.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Strategy } = require('openid-client/passport') as typeof OidcPassport;
 
 /** Where the strategy keeps its transaction on `req.session` (our per-request shim, see SsoController). */

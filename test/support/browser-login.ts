@@ -51,7 +51,6 @@ export async function browserLogin(
 /** The csrftoken an agent already holds (the login page only sets one when there is none). */
 async function currentCsrf(agent: Agent, t: TestApp): Promise<string> {
   const jar = (agent as unknown as { jar: { getCookie(name: string, access: unknown): { value: string } | undefined } }).jar;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { CookieAccessInfo } = require('cookiejar') as { CookieAccessInfo: new (...a: unknown[]) => unknown };
   const cookie = jar.getCookie('csrftoken', new CookieAccessInfo('127.0.0.1', '/', false, true));
   if (!cookie) throw new Error(`no csrftoken cookie for ${t.url}`);

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from './sso-browser';
 
 // oidc-provider 9 is ESM-only with a default export; Node 20.19+ loads it through require(esm).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Provider = require('oidc-provider').default as new (issuer: string, config: Record<string, unknown>) => OidcProviderInstance;
 
 interface KoaContext {

@@ -29,7 +29,6 @@ export class Browser {
   /** A cookie this browser holds for 127.0.0.1. */
   cookie(name: string, path = '/'): string | undefined {
     const jar = (this.agent as unknown as { jar: { getCookie(name: string, access: unknown): { value: string } | undefined } }).jar;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { CookieAccessInfo } = require('cookiejar') as { CookieAccessInfo: new (...a: unknown[]) => unknown };
     return jar.getCookie(name, new CookieAccessInfo('127.0.0.1', path, false, true))?.value;
   }

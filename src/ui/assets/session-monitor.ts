@@ -15,7 +15,7 @@ interface PageApiRequest {
 
 interface PageApiResult {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /** The parsed JSON answer, typed by each page script for the endpoint it called. */
   body: any;
 }
 
@@ -137,7 +137,7 @@ interface Window {
     // The server ends the session itself and the stream says so; this only covers a stream that is down.
     if (left === 0) {
       window.clearInterval(countdownTimer);
-      window.setTimeout(probe, 1500);
+      window.setTimeout(() => void probe(), 1500);
     }
   }
 
@@ -150,7 +150,10 @@ interface Window {
     }
   }
 
-  /** Asks quietly whether the session still lives; a 401 carries the reason. */
+  /**
+   * Asks quietly whether the session still lives; a 401 carries the reason. It never rejects (a failed
+   * request is caught and tried again), so the timers start it with `void`.
+   */
   async function probe(): Promise<void> {
     if (ended) return;
     try {
@@ -161,7 +164,7 @@ interface Window {
     }
     if (!ended && !events) {
       window.clearTimeout(probeTimer);
-      probeTimer = window.setTimeout(probe, PROBE_EVERY_MS);
+      probeTimer = window.setTimeout(() => void probe(), PROBE_EVERY_MS);
     }
   }
 
