@@ -4,6 +4,8 @@ import { ManualClock } from '../common/clock';
 import type { SettingsService } from '../settings/settings.service';
 import { SessionsService } from '../sessions/sessions.service';
 import type { Session } from '../sessions/session.entity';
+import { AuthorizationCodes } from '../oauth2/authorization-codes.service';
+import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
 import { AccountPolicy, accountRefusal, ExternalUserRefused, mayHoldTokens } from '../users/account-policy';
 
@@ -85,7 +87,7 @@ describe('access token validity', () => {
   const now = clock.now();
   const rule = (values: Record<string, unknown> = {}) => {
     const s = settings(values);
-    return new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+    return new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s));
   };
   const live = { created: new Date(now.getTime() - 1000), expires: new Date(now.getTime() + 1000) };
 
@@ -115,7 +117,7 @@ describe('revocation cut-offs (issue 21)', () => {
   const at = (ms: number) => new Date(now.getTime() + ms);
   const s = settings({});
   const sessions = new SessionsService(undefined as never, undefined as never, undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
-  const tokens = new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+  const tokens = new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s));
   const session = (id: number, createdMs: number) =>
     ({ id, created: at(createdMs), expires: at(60_000), absoluteExpires: null, endedAt: null, endedReason: null }) as Session;
 
@@ -145,5 +147,103 @@ describe('revocation cut-offs (issue 21)', () => {
     assert.equal(tokens.validate(token(-999), user, now), null);
     assert.equal(tokens.validate(token(-500), local, now, at(-500)), 'invalid_token');
     assert.equal(tokens.validate(token(-499), local, now, at(-500)), null);
+  });
+});
+
+/** The account policy with a refusal counter that remembers the credential kind it was asked for. */
+function countingPolicy(s: SettingsService): { policy: AccountPolicy; kinds: string[] } {
+  const kinds: string[] = [];
+  const metrics = { accountRefusals: { inc: (labels: { kind: string }) => kinds.push(labels.kind) } };
+  return { policy: new AccountPolicy(s, metrics as never), kinds };
+}
+
+describe('refresh token validity (issue 29)', () => {
+  const clock = new ManualClock();
+  const now = clock.now();
+  const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+  const LIFETIME = 3600;
+  const rule = (values: Record<string, unknown> = {}) => {
+    const s = settings({ OAUTH2_PROVIDER: { REFRESH_TOKEN_EXPIRE_SECONDS: LIFETIME }, ...values });
+    const { policy, kinds } = countingPolicy(s);
+    return { rule: new RefreshTokensService(undefined as never, s, clock, undefined as never, policy), kinds };
+  };
+  const { rule: refresh } = rule();
+  const app = { id: 1 };
+  // Rotated a minute ago, in a family that started 59 minutes ago.
+  const live = { revokedAt: null, familyStarted: at(-LIFETIME + 60), created: at(-60) };
+
+  it('accepts a live token of a live family, its application and an allowed account', () => {
+    assert.equal(refresh.validate(live, app, local, now), null);
+  });
+
+  it('calls a retired token a reuse before anything else', () => {
+    assert.equal(refresh.validate({ ...live, revokedAt: at(-1) }, app, local, now), 'revoked');
+    assert.equal(refresh.validate({ ...live, revokedAt: at(-1), familyStarted: at(-2 * LIFETIME) }, null, disabled, now), 'revoked');
+  });
+
+  it("expires at its family's absolute expiry, however recently it was rotated", () => {
+    assert.equal(refresh.validate({ ...live, familyStarted: at(-LIFETIME), created: at(-1) }, app, local, now), 'expired');
+    assert.equal(refresh.validate({ ...live, familyStarted: at(-LIFETIME + 1) }, app, local, now), null);
+  });
+
+  it('is dead without its application or its user', () => {
+    assert.equal(refresh.validate(live, null, local, now), 'client_gone');
+    assert.equal(refresh.validate(live, app, null, now), 'user_gone');
+  });
+
+  it('asks the account policy as a refresh token: disabled user, local user while local auth is off', () => {
+    const { rule: off, kinds } = rule({ DISABLE_LOCAL_AUTH: true });
+    assert.equal(refresh.validate(live, app, disabled, now), 'user_disabled');
+    assert.equal(off.validate(live, app, local, now), 'local_auth_disabled');
+    assert.equal(off.validate(live, app, social, now), null);
+    assert.deepEqual(kinds, ['refresh_token']);
+  });
+
+  it("refuses a token created at or before its user's or the system's cut-off", () => {
+    assert.equal(refresh.validate(live, app, { ...local, tokensRevokedBefore: at(-60) }, now), 'cut_off');
+    assert.equal(refresh.validate(live, app, { ...local, tokensRevokedBefore: at(-61) }, now), null);
+    assert.equal(refresh.validate(live, app, local, now, at(-60)), 'cut_off');
+    assert.equal(refresh.validate(live, app, local, now, at(-61)), null);
+  });
+});
+
+describe('authorization code validity (issue 29)', () => {
+  const clock = new ManualClock();
+  const now = clock.now();
+  const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+  const rule = (values: Record<string, unknown> = {}) => {
+    const s = settings(values);
+    const { policy, kinds } = countingPolicy(s);
+    return { rule: new AuthorizationCodes(undefined as never, s, clock, undefined as never, policy), kinds };
+  };
+  const { rule: codes } = rule();
+  const app = { id: 1 };
+  const fresh = { usedAt: null, expires: at(60) };
+
+  it('accepts an unused, unexpired code of an existing application and an allowed account', () => {
+    assert.equal(codes.validate(fresh, app, local, now), null);
+  });
+
+  it('calls a code presented before a replay, before anything else', () => {
+    assert.equal(codes.validate({ ...fresh, usedAt: at(-1) }, app, local, now), 'used');
+    assert.equal(codes.validate({ usedAt: at(-1), expires: at(-1) }, null, disabled, now), 'used');
+  });
+
+  it('expires at its expiry instant', () => {
+    assert.equal(codes.validate({ ...fresh, expires: now }, app, local, now), 'expired');
+    assert.equal(codes.validate({ ...fresh, expires: at(1) }, app, local, now), null);
+  });
+
+  it('is dead without its application or its user', () => {
+    assert.equal(codes.validate(fresh, null, local, now), 'client_gone');
+    assert.equal(codes.validate(fresh, app, null, now), 'user_gone');
+  });
+
+  it('asks the account policy as an authorization code: disabled user, local user while local auth is off', () => {
+    const { rule: off, kinds } = rule({ DISABLE_LOCAL_AUTH: true });
+    assert.equal(codes.validate(fresh, app, disabled, now), 'user_disabled');
+    assert.equal(off.validate(fresh, app, local, now), 'local_auth_disabled');
+    assert.equal(off.validate(fresh, app, social, now), null);
+    assert.deepEqual(kinds, ['authorization_code']);
   });
 });

@@ -1,12 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
-import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
+import type { Application } from '../tokens/application.entity';
 import { AuthorizationCode } from '../tokens/authorization-code.entity';
+import { AuthorizationCodesRepository } from '../tokens/authorization-codes.repository';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { newFamily, secretHash } from '../tokens/token-secrets';
+import { AccountPolicy, AccountRefusal } from '../users/account-policy';
+import type { User } from '../users/user.entity';
 import { RequestTrace } from '../common/request-context';
 
 export interface NewCode {
@@ -20,6 +22,12 @@ export interface NewCode {
 }
 
 /**
+ * Why an authorization code may not be redeemed: `used` (presented before: a replay), `expired`,
+ * `client_gone` and `user_gone` (its application or user no longer exists), or the account policy's refusal.
+ */
+export type AuthorizationCodeRefusal = 'used' | 'expired' | 'client_gone' | 'user_gone' | AccountRefusal;
+
+/**
  * Authorization codes (RFC 6749 §4.1.2, §10.5): stored as a hash, redeemed once by compare-and-swap,
  * and a second presentation revokes every token the first one produced.
  */
@@ -28,16 +36,12 @@ export class AuthorizationCodes {
   private readonly logger = new Logger('oauth2');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly transactions: Transactions,
+    private readonly repository: AuthorizationCodesRepository,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly revocation: TokenRevocationService,
+    private readonly policy: AccountPolicy,
   ) {}
-
-  private get repo() {
-    return this.dataSource.getRepository(AuthorizationCode);
-  }
 
   async save(code: NewCode, trace: RequestTrace): Promise<AuthorizationCode> {
     const now = this.clock.now();
@@ -56,25 +60,37 @@ export class AuthorizationCodes {
       replayedAt: null,
       created: now,
     };
-    const result = await this.repo.insert(values);
-    const saved = Object.assign(new AuthorizationCode(), values, { id: result.identifiers[0].id as number });
+    const saved = Object.assign(new AuthorizationCode(), values, { id: await this.repository.insert(values) });
     this.logger.log({ event: 'authorization_code_issued', code_id: saved.id, application_id: code.applicationId, user_id: code.userId, pkce: !!code.codeChallenge, ...trace });
     return saved;
   }
 
   findBySecret(secret: string): Promise<AuthorizationCode | null> {
-    return this.repo.findOneBy({ codeHash: secretHash(secret) });
+    return this.repository.findByHash(secretHash(secret));
   }
 
-  isExpired(code: AuthorizationCode): boolean {
-    return code.expires.getTime() <= this.clock.now().getTime();
+  /**
+   * The one validity rule for an authorization code (the authorization-code grant): never presented before,
+   * not expired, its application and user still there, and the account policy satisfied. A `used` answer is
+   * a replay: the caller marks it and revokes what the first redemption issued (`replayed`).
+   */
+  validate(
+    code: Pick<AuthorizationCode, 'usedAt' | 'expires'>,
+    application: Pick<Application, 'id'> | null,
+    user: Pick<User, 'isActive' | 'externalAccount'> | null,
+    now = this.clock.now(),
+  ): AuthorizationCodeRefusal | null {
+    if (code.usedAt) return 'used';
+    if (code.expires.getTime() <= now.getTime()) return 'expired';
+    if (!application) return 'client_gone';
+    if (!user) return 'user_gone';
+    return this.policy.refusal(user, 'authorization_code');
   }
 
   /** The one redemption that wins the compare-and-swap gets the family its tokens will carry. */
   async redeem(code: AuthorizationCode): Promise<string | null> {
     const family = newFamily();
-    const result = await this.repo.update({ id: code.id, usedAt: IsNull() }, { usedAt: this.clock.now(), family });
-    return result.affected === 1 ? family : null;
+    return (await this.repository.redeem(code.id, this.clock.now(), family)) ? family : null;
   }
 
   /**
@@ -82,18 +98,13 @@ export class AuthorizationCodes {
    * waits for a redemption still saving its tokens (it holds the row), so nothing slips through.
    */
   async replayed(code: AuthorizationCode, trace: RequestTrace): Promise<void> {
-    await this.transactions.run((manager) => manager.getRepository(AuthorizationCode).update({ id: code.id }, { replayedAt: this.clock.now() }));
-    const current = await this.repo.findOneBy({ id: code.id });
+    const family = await this.repository.markReplayed(code.id, this.clock.now());
     this.logger.warn({ event: 'authorization_code_replayed', code_id: code.id, application_id: code.applicationId, user_id: code.userId, ...trace });
-    if (current?.family) await this.revocation.revokeFamily(current.family, 'authorization_code_replayed', trace);
+    if (family) await this.revocation.revokeFamily(family, 'authorization_code_replayed', trace);
   }
 
   /** Inside the transaction that saves the tokens: holds the code row and refuses a replayed code. */
-  async lockUnreplayed(codeId: number, manager: EntityManager): Promise<boolean> {
-    const rows: { replayed_at: unknown }[] = await manager.query(
-      `SELECT replayed_at FROM oauth2_authorization_code WHERE id = ?${this.transactions.forUpdate}`,
-      [codeId],
-    );
-    return rows.length === 1 && rows[0].replayed_at === null;
+  lockUnreplayed(codeId: number, manager: EntityManager): Promise<boolean> {
+    return this.repository.lockUnreplayed(manager, codeId);
   }
 }

@@ -48,7 +48,7 @@ export class RevocationEndpoint {
   private async revokeAccess(secret: string, applicationId: number, trace: RequestTrace): Promise<boolean> {
     const token = (await this.tokens.findForBearer(secret))?.token;
     if (!token) return false;
-    if (token.applicationId === applicationId) await this.revocation.deleteAccessTokens({ id: token.id }, 'revoke_token', trace);
+    if (token.applicationId === applicationId) await this.revocation.deleteAccessToken(token.id, 'revoke_token', trace);
     return true;
   }
 

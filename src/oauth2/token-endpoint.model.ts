@@ -12,16 +12,15 @@ import { Transactions } from '../database/transactions';
 import { Application } from '../tokens/application.entity';
 import { ApplicationsService, grantsOf } from '../tokens/applications.service';
 import { redirectUriList } from '../tokens/redirect-uris';
-import { RefreshTokensService } from '../tokens/refresh-tokens.service';
+import { RefreshTokenRefusal, RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
 import { newSecret } from '../tokens/token-secrets';
-import { lockFamily } from '../tokens/token-families';
 import { TokensService } from '../tokens/tokens.service';
-import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
+import { ExternalUserRefused } from '../users/account-policy';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { AuthorizationCodes } from './authorization-codes.service';
+import { AuthorizationCodeRefusal, AuthorizationCodes } from './authorization-codes.service';
 import { GrantUser } from './grant-user';
 import { RequestTrace } from '../common/request-context';
 
@@ -33,7 +32,6 @@ export interface TokenEndpointDeps {
   refreshTokens: RefreshTokensService;
   codes: AuthorizationCodes;
   transactions: Transactions;
-  policy: AccountPolicy;
 }
 
 export interface OAuthClient extends Client {
@@ -50,6 +48,18 @@ export function validateScope(_user: unknown, _client: unknown, scope?: string[]
   if (!scope || !scope.length) return [DEFAULT_SCOPE];
   const parsed = parseScope(scope.join(' '));
   return parsed && parsed.split(' ').length === scope.length ? parsed.split(' ') : false;
+}
+
+/** The library's answer to each refusal of the refresh-token rule: the messages clients and tests know. */
+function refreshTokenRefused(refusal: RefreshTokenRefusal): InvalidGrantError {
+  return new InvalidGrantError(refusal === 'expired' ? 'Invalid grant: refresh token has expired' : 'Invalid grant: refresh token is invalid');
+}
+
+/** The same for the authorization-code rule. */
+function authorizationCodeRefused(refusal: AuthorizationCodeRefusal): InvalidGrantError {
+  if (refusal === 'used') return new InvalidGrantError('Invalid grant: authorization code has already been used');
+  if (refusal === 'expired') return new InvalidGrantError('Invalid grant: authorization code has expired');
+  return new InvalidGrantError('Invalid grant: authorization code is invalid');
 }
 
 /**
@@ -109,7 +119,7 @@ export class TokenEndpointModel {
           throw new InvalidGrantError('Invalid grant: authorization code has already been used');
         }
         // A request that raced a reuse of its refresh token gets nothing once the family is revoked (SPEC §5).
-        if (options.family && (await lockFamily(manager, options.family, this.deps.transactions.isMysql)).revoked) {
+        if (options.family && (await this.deps.refreshTokens.familyRevoked(manager, options.family))) {
           throw new InvalidGrantError('Invalid grant: refresh token is invalid');
         }
         return this.deps.tokens.issue(options, manager);
@@ -129,21 +139,20 @@ export class TokenEndpointModel {
     }
   }
 
+  /** The code, once its rule (AuthorizationCodes.validate) accepts it; a replay is marked and revokes what the code issued. */
   async getAuthorizationCode(secret: string): Promise<LibraryCode | null> {
     const code = await this.deps.codes.findBySecret(secret);
     if (!code) return null;
-    if (code.usedAt) {
-      await this.deps.codes.replayed(code, this.trace);
-      throw new InvalidGrantError('Invalid grant: authorization code has already been used');
-    }
-    if (this.deps.codes.isExpired(code)) throw new InvalidGrantError('Invalid grant: authorization code has expired');
-    const { client, user } = await this.clientAndOwner(code, 'authorization code');
+    const { app, user } = await this.grantParties(code);
+    const refusal = this.deps.codes.validate(code, app, user);
+    if (refusal === 'used') await this.deps.codes.replayed(code, this.trace);
+    if (refusal || !app || !user) throw authorizationCodeRefused(refusal ?? 'client_gone');
     return {
       authorizationCode: secret,
       expiresAt: code.expires,
       redirectUri: code.redirectUri ?? '',
       scope: code.scope.split(' '),
-      client,
+      client: { id: app.clientId, grants: grantsOf(app) },
       user: { entity: user, code } satisfies GrantUser,
       codeChallenge: code.codeChallenge ?? undefined,
       codeChallengeMethod: code.codeChallengeMethod ?? undefined,
@@ -162,24 +171,21 @@ export class TokenEndpointModel {
     return true;
   }
 
+  /** The token, once its rule (RefreshTokensService.validate) accepts it; a reuse revokes the token's whole family. */
   async getRefreshToken(secret: string): Promise<LibraryRefreshToken | null> {
     const token = await this.deps.refreshTokens.findBySecret(secret);
     if (!token) return null;
-    if (token.revokedAt) {
-      await this.deps.refreshTokens.reused(token, this.trace);
-      throw new InvalidGrantError('Invalid grant: refresh token is invalid');
-    }
-    if (this.deps.refreshTokens.familyExpired(token)) throw new InvalidGrantError('Invalid grant: refresh token has expired');
-    const { client, user } = await this.clientAndOwner(token, 'refresh token');
-    if (await this.deps.refreshTokens.cutOff(token, user)) throw new InvalidGrantError('Invalid grant: refresh token is invalid');
-    return { refreshToken: secret, scope: token.scope.split(' '), client, user: { entity: user, refreshToken: token } satisfies GrantUser };
+    const [{ app, user }, systemCutoff] = await Promise.all([this.grantParties(token), this.deps.tokens.systemCutoff()]);
+    const refusal = this.deps.refreshTokens.validate(token, app, user, undefined, systemCutoff);
+    if (refusal === 'revoked') await this.deps.refreshTokens.reused(token, this.trace);
+    if (refusal || !app || !user) throw refreshTokenRefused(refusal ?? 'client_gone');
+    return { refreshToken: secret, scope: token.scope.split(' '), client: { id: app.clientId, grants: grantsOf(app) }, user: { entity: user, refreshToken: token } satisfies GrantUser };
   }
 
-  /** The client and the still-active user a stored grant names; without either the grant is dead. */
-  private async clientAndOwner(grant: { applicationId: number; userId: number }, kind: string): Promise<{ client: Client; user: User }> {
+  /** The application and the user a stored grant names, either null when gone. */
+  private async grantParties(grant: { applicationId: number; userId: number }): Promise<{ app: Application | null; user: User | null }> {
     const [app, user] = await Promise.all([this.deps.applications.findById(grant.applicationId), this.deps.users.findById(grant.userId)]);
-    if (!app || !user || this.deps.policy.refusal(user, kind === 'refresh token' ? 'refresh_token' : 'authorization_code')) throw new InvalidGrantError(`Invalid grant: ${kind} is invalid`);
-    return { client: { id: app.clientId, grants: grantsOf(app) }, user };
+    return { app, user };
   }
 
   async revokeToken(token: LibraryRefreshToken): Promise<boolean> {

@@ -7,7 +7,6 @@ import { SettingsService } from '../settings/settings.service';
 import { ApplicationsService } from '../tokens/applications.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
-import { AccountPolicy } from '../users/account-policy';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodes } from './authorization-codes.service';
@@ -41,7 +40,6 @@ export class TokenEndpoint {
     private readonly codes: AuthorizationCodes,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
-    private readonly policy: AccountPolicy,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
@@ -71,7 +69,6 @@ export class TokenEndpoint {
         refreshTokens: this.refreshTokens,
         codes: this.codes,
         transactions: this.transactions,
-        policy: this.policy,
       },
       clientIp(req),
       traceOf(req),

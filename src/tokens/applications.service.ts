@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsWhere } from 'typeorm';
+import type { FindOptionsWhere } from 'typeorm';
 import { Clock } from '../common/clock';
 import { NotFound } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { Application, ClientType, GrantType } from './application.entity';
+import { ApplicationsRepository } from './applications.repository';
 import { newSecret, randomBase62, secretHash } from './token-secrets';
 import { RequestTrace } from '../common/request-context';
 
@@ -30,13 +30,9 @@ export class ApplicationsService {
   private readonly logger = new Logger('tokens');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: ApplicationsRepository,
     private readonly clock: Clock,
   ) {}
-
-  private get repo() {
-    return this.dataSource.getRepository(Application);
-  }
 
   async create(ownerId: number, input: ApplicationInput, trace: RequestTrace): Promise<{ application: Application; secret: string | null }> {
     const now = this.clock.now();
@@ -54,14 +50,13 @@ export class ApplicationsService {
       created: now,
       modified: now,
     };
-    const result = await this.repo.insert(values);
-    const application = await this.getOr404(result.identifiers[0].id as number);
+    const application = await this.getOr404(await this.repository.insert(values));
     this.logger.log({ event: 'application_created', application_id: application.id, user_id: ownerId, client_type: input.client_type, grant_type: input.authorization_grant_type, ...trace });
     return { application, secret };
   }
 
   findById(id: number): Promise<Application | null> {
-    return this.repo.findOne({ where: { id }, relations: { user: true } });
+    return this.repository.findById(id);
   }
 
   async getOr404(id: number): Promise<Application> {
@@ -72,12 +67,12 @@ export class ApplicationsService {
 
   findByClientId(clientId: string): Promise<Application | null> {
     if (!clientId || clientId.length > 100) return Promise.resolve(null);
-    return this.repo.findOne({ where: { clientId }, relations: { user: true } });
+    return this.repository.findByClientId(clientId);
   }
 
   /** The applications a list shows, with their owner, before its filters and page. */
   listQuery(where: FindOptionsWhere<Application>) {
-    return this.repo.createQueryBuilder('a').leftJoinAndSelect('a.user', 'q_a_user').where(where);
+    return this.repository.listQuery(where);
   }
 
   /** Client type and grant type are fixed at creation (AWX makes the grant type read-only too). */
@@ -87,14 +82,14 @@ export class ApplicationsService {
     if (input.description !== undefined) changes.description = input.description;
     if (input.redirect_uris !== undefined) changes.redirectUris = input.redirect_uris;
     if (input.skip_authorization !== undefined) changes.skipAuthorization = input.skip_authorization;
-    await this.repo.update({ id: app.id }, changes);
+    await this.repository.update(app.id, changes);
     this.logger.log({ event: 'application_updated', application_id: app.id, fields: Object.keys(input), ...trace });
     return this.getOr404(app.id);
   }
 
   /** Deleting an application deletes its tokens and codes with it (foreign keys cascade). */
   async remove(app: Application, trace: RequestTrace): Promise<void> {
-    await this.repo.delete({ id: app.id });
+    await this.repository.delete(app.id);
     this.logger.log({ event: 'application_deleted', application_id: app.id, ...trace });
   }
 

@@ -9,7 +9,8 @@ import { CredentialRequest, Principal } from '../common/principal';
 import { SampledLog } from '../common/sampled-log';
 import { LastUsedBuffer } from './last-used.buffer';
 import { effectiveScope } from './scopes';
-import { BearerLookup, TokensService } from './tokens.service';
+import type { BearerLookup } from './tokens.repository';
+import { TokensService } from './tokens.service';
 import { RequestTrace, traceOf } from '../common/request-context';
 
 /** RFC 6750 b64token. */

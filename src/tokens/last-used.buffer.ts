@@ -1,8 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { AccessToken } from './access-token.entity';
+import { TokensRepository } from './tokens.repository';
 
 /** How often buffered `last_used` stamps are written: one batched UPDATE per period, not one per request. */
 export const LAST_USED_FLUSH_MS = 15_000;
@@ -20,7 +18,7 @@ export class LastUsedBuffer {
   private pending = new Map<number, Date>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: TokensRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -37,29 +35,16 @@ export class LastUsedBuffer {
     for (const id of tokenIds) this.pending.delete(id);
   }
 
-  /** Writes every pending stamp as `UPDATE ... SET last_used = CASE id WHEN ? THEN ? ... END WHERE id IN (...)`. */
+  /** Writes every pending stamp, BATCH to a statement (`UPDATE ... SET last_used = CASE id WHEN ? THEN ? ... END WHERE id IN (...)`). */
   async flush(): Promise<number> {
-    if (!this.pending.size || !this.dataSource.isInitialized) return 0;
+    if (!this.pending.size || !this.repository.connected) return 0;
     const batch = [...this.pending];
     this.pending = new Map();
     let written = 0;
     for (let i = 0; i < batch.length; i += BATCH) {
       const slice = batch.slice(i, i + BATCH);
-      const params: Record<string, unknown> = {};
-      const cases = slice.map(([id, at], n) => {
-        params[`id${n}`] = id;
-        params[`at${n}`] = at;
-        return `WHEN :id${n} THEN :at${n}`;
-      });
       try {
-        const result = await this.dataSource
-          .createQueryBuilder()
-          .update(AccessToken)
-          .set({ lastUsed: () => `CASE id ${cases.join(' ')} END` })
-          .where('id IN (:...ids)', { ids: slice.map(([id]) => id) })
-          .setParameters(params)
-          .execute();
-        written += result.affected ?? 0;
+        written += await this.repository.writeLastUsed(slice);
       } catch (err) {
         // Keep the stamps for the next attempt unless a newer one arrived meanwhile.
         for (const [id, at] of slice) if (!this.pending.has(id)) this.pending.set(id, at);

@@ -1,10 +1,13 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * A refresh token. Rotation stamps `revokedAt` instead of deleting, so that a second use of a
  * rotated token is recognised as theft and its whole family (every token of the grant) revoked.
  */
 @Entity({ name: 'oauth2_refresh_token' })
+// What `cleartokens` plans by (migration 1764700000000): absolute expiry, and each family's live tokens.
+@Index('IDX_oauth2_refresh_token_family_started', ['familyStarted'])
+@Index('IDX_oauth2_refresh_token_family_revoked', ['family', 'revokedAt'])
 export class RefreshToken {
   @PrimaryGeneratedColumn()
   id: number;

@@ -1,15 +1,23 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { SettingsService } from '../settings/settings.service';
+import { AccountPolicy, AccountRefusal } from '../users/account-policy';
 import type { User } from '../users/user.entity';
+import type { Application } from './application.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { revokedByCutoff } from './revocation-cutoff.entity';
 import { TokenRevocationService } from './token-revocation.service';
-import { TokensService } from './tokens.service';
+import { TokensRepository } from './tokens.repository';
 import { secretHash } from './token-secrets';
 import { RequestTrace } from '../common/request-context';
+
+/**
+ * Why a refresh token may not be redeemed: `revoked` (already rotated or revoked: a reuse), `expired` (past
+ * its family's absolute expiry), `client_gone` and `user_gone` (the grant's application or user no longer
+ * exists), `cut_off` (the user's or the system's cut-off covers it), or the account policy's refusal.
+ */
+export type RefreshTokenRefusal = 'revoked' | 'expired' | 'client_gone' | 'user_gone' | 'cut_off' | AccountRefusal;
 
 /**
  * Refresh-token rotation (RFC 9700 §4.14.2): each use retires the token by compare-and-swap; a
@@ -20,26 +28,38 @@ export class RefreshTokensService {
   private readonly logger = new Logger('oauth2');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: TokensRepository,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly revocation: TokenRevocationService,
-    private readonly tokens: TokensService,
+    private readonly policy: AccountPolicy,
   ) {}
 
   findBySecret(secret: string): Promise<RefreshToken | null> {
-    return this.dataSource.getRepository(RefreshToken).findOneBy({ tokenHash: secretHash(secret) });
+    return this.repository.findRefreshToken(secretHash(secret));
   }
 
-  /** Revoked by the user's or the system's cut-off (not yet stamped by the clean-up). */
-  async cutOff(token: RefreshToken, user: Pick<User, 'tokensRevokedBefore'>): Promise<boolean> {
-    return revokedByCutoff(token.created, user.tokensRevokedBefore, await this.tokens.systemCutoff());
-  }
-
-  /** Absolute expiry from the family's first issue, however often it was rotated (AWX #6630). */
-  familyExpired(token: RefreshToken): boolean {
+  /**
+   * The one validity rule for a refresh token (the refresh grant): not yet retired, within its family's
+   * absolute expiry (AWX #6630: counted from the family's first issue, however often it was rotated), its
+   * application and user still there, the account policy satisfied, and no cut-off covering it (not yet
+   * stamped by the clean-up). A `revoked` answer is a reuse: the caller revokes the family (`reused`).
+   */
+  validate(
+    token: Pick<RefreshToken, 'revokedAt' | 'familyStarted' | 'created'>,
+    application: Pick<Application, 'id'> | null,
+    user: Pick<User, 'isActive' | 'externalAccount' | 'tokensRevokedBefore'> | null,
+    now = this.clock.now(),
+    systemCutoff: Date | null = null,
+  ): RefreshTokenRefusal | null {
+    if (token.revokedAt) return 'revoked';
     const lifetime = this.settings.get('OAUTH2_PROVIDER').REFRESH_TOKEN_EXPIRE_SECONDS;
-    return token.familyStarted.getTime() + lifetime * 1000 <= this.clock.now().getTime();
+    if (token.familyStarted.getTime() + lifetime * 1000 <= now.getTime()) return 'expired';
+    if (!application) return 'client_gone';
+    if (!user) return 'user_gone';
+    const account = this.policy.refusal(user, 'refresh_token');
+    if (account) return account;
+    return revokedByCutoff(token.created, user.tokensRevokedBefore, systemCutoff) ? 'cut_off' : null;
   }
 
   /**
@@ -48,13 +68,11 @@ export class RefreshTokensService {
    * is a replay and revokes the family.
    */
   async rotate(token: RefreshToken, trace: RequestTrace): Promise<boolean> {
-    const now = this.clock.now();
-    const result = await this.dataSource.getRepository(RefreshToken).update({ id: token.id, revokedAt: IsNull() }, { revokedAt: now, modified: now });
-    if (result.affected !== 1) {
+    if (!(await this.repository.retireRefreshToken(token.id, this.clock.now()))) {
       await this.reused(token, trace);
       return false;
     }
-    if (token.accessTokenId) await this.revocation.deleteAccessTokens({ id: token.accessTokenId }, 'refresh_token_rotated', trace);
+    if (token.accessTokenId) await this.revocation.deleteAccessToken(token.accessTokenId, 'refresh_token_rotated', trace);
     this.logger.log({ event: 'refresh_token_rotated', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId, ...trace });
     return true;
   }
@@ -62,5 +80,13 @@ export class RefreshTokensService {
   async reused(token: RefreshToken, trace: RequestTrace): Promise<void> {
     this.logger.warn({ event: 'refresh_token_reused', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId, ...trace });
     await this.revocation.revokeFamily(token.family, 'refresh_token_reused', trace);
+  }
+
+  /**
+   * Inside the transaction that issues into a family: takes the family's lock (SPEC §5), and says whether the
+   * family was revoked, so a request that raced a reuse of its refresh token gets nothing.
+   */
+  async familyRevoked(manager: EntityManager, family: string): Promise<boolean> {
+    return (await this.repository.lockFamily(manager, family)).revoked;
   }
 }

@@ -1,22 +1,16 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, LessThanOrEqual, SelectQueryBuilder } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
-import { inBatches, limitedStatement } from '../database/batch-statements';
-import { PreparedStatements } from '../database/prepared-statements';
+import { inBatches } from '../database/batch-statements';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
 import type { RevocationJob } from '../users/revocation-job.entity';
-import { CLEANUP_BATCH, latest, RevocationJobs } from '../users/revocation-jobs';
-import { User } from '../users/user.entity';
+import { latest, RevocationJobs } from '../users/revocation-jobs';
 import { UserEvents } from '../users/user-events';
 import { AccessToken } from './access-token.entity';
-import { AuthorizationCode } from './authorization-code.entity';
+import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { LastUsedBuffer } from './last-used.buffer';
-import { RefreshToken } from './refresh-token.entity';
-import { RevocationCutoff } from './revocation-cutoff.entity';
-import { markFamilyRevoked } from './token-families';
+import { CLEARTOKENS_BATCH, TokensRepository } from './tokens.repository';
 import { RequestTrace } from '../common/request-context';
 
 export interface RevokedCounts {
@@ -24,8 +18,8 @@ export interface RevokedCounts {
   refreshTokens: number;
 }
 
-/** `cleartokens` and `revoke_oauth2_tokens` delete in batches of this many (commands, not requests). */
-const BATCH = 1000;
+/** One batch of a clean-up: how many rows it deleted, and whether there may be more. */
+type Batch = () => Promise<{ count: number; more: boolean }>;
 
 /**
  * Every way a token stops working. Access tokens are deleted (AWX); refresh tokens are stamped
@@ -37,7 +31,8 @@ export class TokenRevocationService implements OnModuleInit {
   private readonly logger = new Logger('tokens');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: TokensRepository,
+    private readonly codes: AuthorizationCodesRepository,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
@@ -45,7 +40,6 @@ export class TokenRevocationService implements OnModuleInit {
     private readonly lastUsed: LastUsedBuffer,
     private readonly metrics: AuthMetrics,
     private readonly jobs: RevocationJobs,
-    private readonly prepared: PreparedStatements,
   ) {}
 
   /**
@@ -63,31 +57,32 @@ export class TokenRevocationService implements OnModuleInit {
   /** One access token; deleting it also ends the grant it belongs to (its refresh token), unlike AWX. */
   async revokeAccessToken(token: AccessToken, reason: string, trace: RequestTrace): Promise<void> {
     if (token.family) await this.revokeFamily(token.family, reason, trace);
-    else await this.deleteAccessTokens({ id: token.id }, reason, trace);
+    else await this.deleteAccessToken(token.id, reason, trace);
   }
 
   /** Only the access token (RFC 7009 revocation of an access token; the refresh token lives on). */
-  async deleteAccessTokens(where: FindOptionsWhere<AccessToken>, reason: string, trace: RequestTrace, manager?: EntityManager): Promise<number> {
-    const repo = (manager ?? this.dataSource.manager).getRepository(AccessToken);
-    const ids = (await repo.find({ select: { id: true }, where })).map((t) => t.id);
-    if (!ids.length) return 0;
-    const result = await repo.delete({ id: In(ids) });
-    this.lastUsed.forget(ids);
-    this.metrics.tokensRevoked.inc(ids.length);
-    this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason, ...trace });
-    return result.affected ?? ids.length;
+  async deleteAccessToken(id: number, reason: string, trace: RequestTrace): Promise<number> {
+    const ids = await this.repository.deleteAccessTokens({ id });
+    this.accessTokensDeleted(ids, reason, trace);
+    return ids.length;
   }
 
   /** Every token of one grant: refresh tokens stamped revoked, access tokens deleted. */
   async revokeFamily(family: string, reason: string, trace: RequestTrace): Promise<RevokedCounts> {
-    return this.transactions.run(async (manager) => {
-      // First, under the family's lock: no token can be issued into it any more, however the requests raced.
-      await markFamilyRevoked(manager, family, this.transactions.isMysql, this.clock.now());
-      const refreshTokens = await this.stampRefreshTokens({ family, revokedAt: IsNull() }, manager);
-      const accessTokens = await this.deleteAccessTokens({ family }, reason, trace, manager);
-      this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens, ...trace });
-      return { accessTokens, refreshTokens };
-    });
+    // Under the family's lock first: no token can be issued into it any more, however the requests raced.
+    const { accessTokenIds, refreshTokens } = await this.repository.revokeFamily(family, this.clock.now());
+    this.metrics.tokensRevoked.inc(refreshTokens);
+    this.accessTokensDeleted(accessTokenIds, reason, trace);
+    const accessTokens = accessTokenIds.length;
+    this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens, ...trace });
+    return { accessTokens, refreshTokens };
+  }
+
+  private accessTokensDeleted(ids: number[], reason: string, trace: RequestTrace): void {
+    if (!ids.length) return;
+    this.lastUsed.forget(ids);
+    this.metrics.tokensRevoked.inc(ids.length);
+    this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason, ...trace });
   }
 
   /**
@@ -96,56 +91,53 @@ export class TokenRevocationService implements OnModuleInit {
    * compares with the token's creation, plus a clean-up job that deletes the rows afterwards in batches.
    */
   async revokeForUser(userId: number, reason: string, trace: RequestTrace): Promise<void> {
-    const now = this.clock.now();
-    await this.transactions.run(async (manager) => {
-      const cutoff = await this.newestOr(manager, now, 'WHERE user_id = ?', [userId]);
-      await manager.getRepository(User).update({ id: userId }, { tokensRevokedBefore: cutoff });
-      await this.jobs.add(manager, { kind: 'tokens', userId, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
-      await manager.getRepository(AuthorizationCode).delete({ userId });
-    });
+    await this.cutOff(userId, reason);
     this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason, ...trace });
   }
 
   /** Every token in the system (superuser API, `revoke_oauth2_tokens --all`): the system cut-off, then clean-up. */
   async revokeAll(reason: string, trace: RequestTrace): Promise<void> {
-    const now = this.clock.now();
-    await this.transactions.run(async (manager) => {
-      const cutoff = await this.newestOr(manager, now, '', []);
-      await manager.getRepository(RevocationCutoff).update({ id: 1 }, { tokensRevokedBefore: cutoff });
-      await this.jobs.add(manager, { kind: 'tokens', userId: null, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
-      await manager.getRepository(AuthorizationCode).createQueryBuilder().delete().execute();
-    });
+    await this.cutOff(null, reason);
     this.logger.log({ event: 'all_tokens_revoked', reason, ...trace });
   }
 
-  /** The cut-off: now, or the newest token it covers if a node whose clock runs ahead stamped one later (index reads). */
-  private async newestOr(manager: EntityManager, now: Date, where: string, params: unknown[]): Promise<Date> {
-    const [a] = await manager.query(`SELECT MAX(created) AS newest FROM oauth2_access_token ${where}`, params);
-    const live = `${where ? `${where} AND` : 'WHERE'} revoked_at IS NULL`;
-    const [r] = await manager.query(`SELECT MAX(created) AS newest FROM oauth2_refresh_token ${live}`, params);
-    return latest(latest(now, a?.newest), r?.newest);
+  /**
+   * The cut-off (its authorization codes go at once) and its clean-up job, in one transaction. The cut-off
+   * is now, or the newest token it covers if a node whose clock runs ahead stamped one later.
+   */
+  private async cutOff(userId: number | null, reason: string): Promise<void> {
+    const now = this.clock.now();
+    await this.transactions.run(async (manager) => {
+      const [access, refresh] = await this.repository.newestCreated(userId, manager);
+      const cutoff = latest(latest(now, access), refresh);
+      await this.repository.writeCutoff(manager, userId, cutoff);
+      await this.codes.deleteOf(manager, userId);
+      await this.jobs.add(manager, { kind: 'tokens', userId, cutoff, reason: reason.slice(0, 32), keptId: null, created: now });
+    });
   }
 
   /**
    * Only access tokens, refresh tokens left alive (`revoke_oauth2_tokens` without `--all`, as AWX): no
-   * cut-off can say that, so the rows are deleted here, batch by batch.
+   * cut-off can say that, so the rows that exist now are deleted here, batch by batch.
    */
   async deleteAccessTokensOf(userId: number | null, reason: string): Promise<number> {
-    return this.deleteInBatches(AccessToken, 'access tokens', () => undefined, (qb) => (userId === null ? qb : qb.where('t.user_id = :userId', { userId })), (ids) => {
-      this.lastUsed.forget(ids);
-      this.metrics.tokensRevoked.inc(ids.length);
-      this.logger.log({ event: 'tokens_revoked', kind: 'access', count: ids.length, user_id: userId ?? undefined, reason });
+    const [newest] = await this.repository.newestCreated(userId);
+    const scope = { userId, cutoff: latest(this.clock.now(), newest) };
+    return this.batches('access tokens', () => undefined, async () => {
+      const ids = await this.repository.accessTokensCutOff(scope, CLEARTOKENS_BATCH);
+      await this.repository.deleteAccessTokensByIds(ids);
+      if (ids.length) {
+        this.lastUsed.forget(ids);
+        this.metrics.tokensRevoked.inc(ids.length);
+        this.logger.log({ event: 'tokens_revoked', kind: 'access', count: ids.length, user_id: userId ?? undefined, reason });
+      }
+      return { count: ids.length, more: ids.length >= CLEARTOKENS_BATCH };
     });
   }
 
   /** How many access and live refresh tokens a revocation of one user (or everyone) covers (the CLI's report). */
-  async countFor(userId: number | null): Promise<RevokedCounts> {
-    const by = userId === null ? {} : { userId };
-    const [accessTokens, refreshTokens] = await Promise.all([
-      this.dataSource.getRepository(AccessToken).countBy(by),
-      this.dataSource.getRepository(RefreshToken).countBy({ ...by, revokedAt: IsNull() }),
-    ]);
-    return { accessTokens, refreshTokens };
+  countFor(userId: number | null): Promise<RevokedCounts> {
+    return this.repository.countTokens(userId);
   }
 
   /** The rows that token cut-offs revoked, deleted (access) or stamped (refresh) in batches. */
@@ -154,29 +146,10 @@ export class TokenRevocationService implements OnModuleInit {
   }
 
   private async cleanupBatch(job: RevocationJob): Promise<number> {
-    const p = this.prepared;
-    const byUser = job.userId === null ? '' : 'user_id = ? AND ';
-    const params = (...rest: unknown[]) => (job.userId === null ? rest : [job.userId, ...rest]);
-    const cutoff = p.date(job.cutoff);
-    const ids = (await p.rows(`SELECT id FROM oauth2_access_token WHERE ${byUser}created <= ? LIMIT ${CLEANUP_BATCH}`, params(cutoff))).map((r) => Number(r.id));
-    if (ids.length) {
-      await p.run(`DELETE FROM oauth2_access_token WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
-      this.lastUsed.forget(ids);
-    }
-    const now = p.date(this.clock.now());
-    const stamped = await p.run(
-      limitedStatement(p.dialect, 'UPDATE oauth2_refresh_token SET revoked_at = ?, modified = ?', 'oauth2_refresh_token', `${byUser}revoked_at IS NULL AND created <= ?`, CLEANUP_BATCH),
-      [now, now, ...params(cutoff)],
-    );
-    this.metrics.tokensRevoked.inc(ids.length + stamped);
-    return Math.max(ids.length, stamped);
-  }
-
-  private async stampRefreshTokens(where: FindOptionsWhere<RefreshToken>, manager: EntityManager): Promise<number> {
-    const now = this.clock.now();
-    const result = await manager.getRepository(RefreshToken).update(where, { revokedAt: now, modified: now });
-    this.metrics.tokensRevoked.inc(result.affected ?? 0);
-    return result.affected ?? 0;
+    const { accessTokenIds, refreshTokens } = await this.repository.cleanUpCutOff(job, this.clock.now());
+    this.lastUsed.forget(accessTokenIds);
+    this.metrics.tokensRevoked.inc(accessTokenIds.length + refreshTokens);
+    return Math.max(accessTokenIds.length, refreshTokens);
   }
 
   /**
@@ -188,39 +161,31 @@ export class TokenRevocationService implements OnModuleInit {
     const now = this.clock.now();
     const refreshLife = this.settings.get('OAUTH2_PROVIDER').REFRESH_TOKEN_EXPIRE_SECONDS;
     const familyCutoff = new Date(now.getTime() - refreshLife * 1000);
-    const accessTokens = await this.deleteInBatches(AccessToken, 'access tokens', progress, (qb) =>
-      qb.where('t.expires <= :now', { now }),
-    );
-    const refreshTokens = await this.deleteInBatches(RefreshToken, 'refresh tokens', progress, (qb) =>
-      qb.where('t.family_started <= :cutoff', { cutoff: familyCutoff }).orWhere(
-        '(t.revoked_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM oauth2_refresh_token live WHERE live.family = t.family AND live.revoked_at IS NULL))',
-      ),
-    );
-    const codes = (await this.dataSource.getRepository(AuthorizationCode).delete({ expires: LessThanOrEqual(now) })).affected ?? 0;
+    const limited = (work: (limit: number) => Promise<number>): Batch => async () => {
+      const count = await work(CLEARTOKENS_BATCH);
+      return { count, more: count >= CLEARTOKENS_BATCH };
+    };
+    const accessTokens = await this.batches('access tokens', progress, limited((n) => this.repository.deleteExpiredAccessTokens(now, n)));
+    let refreshTokens = await this.batches('refresh tokens', progress, limited((n) => this.repository.deleteRefreshTokensStartedBefore(familyCutoff, n)));
+    let after: string | null = '';
+    refreshTokens += await this.batches('revoked refresh tokens of dead families', progress, async () => {
+      const step = await this.repository.deleteDeadFamilies(after ?? '', CLEARTOKENS_BATCH);
+      after = step.next;
+      return { count: step.deleted, more: after !== null };
+    });
+    const codes = await this.batches('authorization codes', progress, limited((n) => this.codes.deleteExpired(now, n)));
     this.logger.log({ event: 'tokens_cleared', access_tokens: accessTokens, refresh_tokens: refreshTokens, authorization_codes: codes });
     return { accessTokens, refreshTokens, codes };
   }
 
-  /** Selects ids, then deletes them, batch by batch: one statement form that SQLite and MySQL both accept. */
-  private async deleteInBatches<T extends { id: number }>(
-    entity: new () => T,
-    label: string,
-    progress: (line: string) => void,
-    filter: (qb: SelectQueryBuilder<T>) => SelectQueryBuilder<T>,
-    onBatch: (ids: number[]) => void = () => undefined,
-  ): Promise<number> {
-    const repo = this.dataSource.getRepository(entity);
+  /** Runs `batch` until it says there is no more, yielding between batches; the rows it deleted. */
+  private async batches(label: string, progress: (line: string) => void, batch: Batch): Promise<number> {
     let total = 0;
     await inBatches(async () => {
-      const rows: { id: number }[] = await filter(repo.createQueryBuilder('t').select('t.id', 'id')).limit(BATCH).getRawMany();
-      if (!rows.length) return false;
-      const ids = rows.map((r) => Number(r.id));
-      await repo.delete({ id: In(ids) } as FindOptionsWhere<T>);
-      onBatch(ids);
-      total += ids.length;
-      if (rows.length < BATCH) return false;
-      progress(`${total} ${label} deleted so far...`);
-      return true;
+      const { count, more } = await batch();
+      total += count;
+      if (more) progress(`${total} ${label} deleted so far...`);
+      return more;
     });
     return total;
   }

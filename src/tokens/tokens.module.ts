@@ -9,7 +9,9 @@ import { RevocationCutoff } from './revocation-cutoff.entity';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
 import { ApplicationsController } from './applications.controller';
+import { ApplicationsRepository } from './applications.repository';
 import { ApplicationsService } from './applications.service';
+import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { BearerStrategy } from './bearer.strategy';
 import { LastUsedBuffer } from './last-used.buffer';
 import { refuseWhenOAuth2Disabled } from './oauth2-disabled.middleware';
@@ -17,14 +19,18 @@ import { RefreshTokensService } from './refresh-tokens.service';
 import { TokenResources } from './token-resources.service';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokensController } from './tokens.controller';
+import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 /** Personal and application tokens, applications, bearer authentication (seed §5.3, SPEC §5). */
 @Module({
   imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, RevocationCutoff]), UsersModule, SettingsModule],
   controllers: [TokensController, ApplicationsController],
-  providers: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy],
-  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer],
+  providers: [
+    TokensRepository, AuthorizationCodesRepository, ApplicationsRepository,
+    TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy,
+  ],
+  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository, AuthorizationCodesRepository],
 })
 export class TokensModule implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

@@ -1,18 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
+import type { EntityManager, FindOptionsWhere } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
-import { andThen, Awaitable } from '../common/awaitable';
+import { Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
-import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { SettingsService } from '../settings/settings.service';
 import { AccountPolicy } from '../users/account-policy';
-import { User } from '../users/user.entity';
+import type { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import type { Application } from './application.entity';
 import { RefreshToken } from './refresh-token.entity';
-import { RevocationCutoff, revokedByCutoff } from './revocation-cutoff.entity';
+import { revokedByCutoff } from './revocation-cutoff.entity';
 import { newFamily, newSecret, secretHash } from './token-secrets';
+import { BearerLookup, TokensRepository } from './tokens.repository';
 import { RequestTrace } from '../common/request-context';
 
 export interface IssueOptions {
@@ -41,10 +40,7 @@ export interface IssuedTokens {
   expiresIn: number;
 }
 
-export interface BearerLookup {
-  token: AccessToken & { user: User };
-  systemCutoff: Date | null;
-}
+export type { BearerLookup };
 
 export type TokenRefusal = 'invalid_token' | 'token_expired' | 'local_auth_disabled';
 
@@ -54,17 +50,15 @@ export class TokensService {
   private readonly logger = new Logger('tokens');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: TokensRepository,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly metrics: AuthMetrics,
     private readonly policy: AccountPolicy,
-    private readonly prepared: PreparedStatements,
   ) {}
 
-  private bearerSql?: string;
-
-  async issue(opts: IssueOptions, manager: EntityManager = this.dataSource.manager): Promise<IssuedTokens> {
+  /** Issues an access token (and a refresh token when asked), in the caller's transaction when it has one. */
+  async issue(opts: IssueOptions, manager?: EntityManager): Promise<IssuedTokens> {
     this.policy.assertMayHoldTokens(opts.user);
     const now = this.clock.now();
     const expiresIn = this.settings.get('OAUTH2_PROVIDER').ACCESS_TOKEN_EXPIRE_SECONDS;
@@ -82,9 +76,8 @@ export class TokensService {
       created: now,
       modified: now,
     };
-    const inserted = await manager.insert(AccessToken, values);
     const accessToken = Object.assign(new AccessToken(), values, {
-      id: inserted.identifiers[0].id as number,
+      id: await this.repository.insertAccessToken(values, manager),
       user: opts.user,
       application: opts.application,
     });
@@ -104,8 +97,7 @@ export class TokensService {
         created: now,
         modified: now,
       };
-      const result = await manager.insert(RefreshToken, refreshValues);
-      refreshToken = Object.assign(new RefreshToken(), refreshValues, { id: result.identifiers[0].id as number });
+      refreshToken = Object.assign(new RefreshToken(), refreshValues, { id: await this.repository.insertRefreshToken(refreshValues, manager) });
     }
     this.metrics.tokensIssued.inc({ kind: opts.application ? 'application' : 'personal' });
     this.logger.log({
@@ -125,60 +117,34 @@ export class TokensService {
    * validity, so a revocation anywhere (a deleted row or a cut-off) counts at once.
    */
   findForBearer(secret: string): Awaitable<BearerLookup | null> {
-    const p = this.prepared;
-    this.bearerSql ??=
-      `SELECT ${p.columnList(AccessToken, 't')}, ${p.columnList(User, 'u')}, c.tokens_revoked_before FROM ${p.table(AccessToken)} t ` +
-      `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN ${p.table(RevocationCutoff)} c ON c.id = 1 WHERE t.token_hash = ?`;
-    return andThen(p.first(this.bearerSql, [secretHash(secret)]), (row) => {
-      if (!row) return null;
-      const tokenWidth = p.width(AccessToken);
-      const token = Object.assign(p.hydrateAt(AccessToken, row), { user: p.hydrateAt(User, row, tokenWidth) });
-      return { token, systemCutoff: dateFromDatabase(row[tokenWidth + p.width(User)]) };
-    });
+    return this.repository.findForBearer(secretHash(secret));
   }
 
   /** The system-wide cut-off ("revoke every token"), read afresh. */
-  async systemCutoff(): Promise<Date | null> {
-    const row = await this.dataSource.getRepository(RevocationCutoff).findOneBy({ id: 1 });
-    return row?.tokensRevokedBefore ?? null;
+  systemCutoff(): Promise<Date | null> {
+    return this.repository.systemCutoff();
   }
 
   /** One token by id with its user and application; null when missing or revoked by a cut-off. */
   async findById(id: number): Promise<AccessToken | null> {
-    const token = await this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
+    const token = await this.repository.findWithOwner(id);
     if (!token || revokedByCutoff(token.created, token.user?.tokensRevokedBefore, await this.systemCutoff())) return null;
     return token;
   }
 
   /** The tokens a list shows, with their user and application, before its filters and page; never one a cut-off revoked. */
   async listQuery(where: FindOptionsWhere<AccessToken>) {
-    const qb = this.dataSource
-      .getRepository(AccessToken)
-      .createQueryBuilder('t')
-      .leftJoinAndSelect('t.user', 'q_t_user')
-      .leftJoinAndSelect('t.application', 'q_t_application')
-      .where(where)
-      .andWhere('(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)');
-    // A user's personal or authorized tokens in id order come from (user_id, application_id, id); MySQL's
-    // planner otherwise intersects two indexes and sorts every one of the user's tokens (issue 21).
-    if (where.userId !== undefined && where.applicationId !== undefined) qb.useIndex('IDX_oauth2_access_token_user_application');
-    const system = await this.systemCutoff();
-    return system ? qb.andWhere('t.created > :systemCutoff', { systemCutoff: system }) : qb;
+    return this.repository.listQuery(where, await this.systemCutoff());
   }
 
   /** Ids among `tokenIds` that still have a live refresh token (shown masked rather than null). */
-  async withLiveRefresh(tokenIds: number[]): Promise<Set<number>> {
-    if (!tokenIds.length) return new Set();
-    const rows = await this.dataSource.getRepository(RefreshToken).find({
-      select: { accessTokenId: true },
-      where: { accessTokenId: In(tokenIds), revokedAt: IsNull() },
-    });
-    return new Set(rows.map((r) => r.accessTokenId!));
+  withLiveRefresh(tokenIds: number[]): Promise<Set<number>> {
+    return this.repository.withLiveRefresh(tokenIds);
   }
 
   async update(token: AccessToken, changes: { description?: string; scope?: string }, trace: RequestTrace): Promise<AccessToken> {
     const now = this.clock.now();
-    await this.dataSource.getRepository(AccessToken).update({ id: token.id }, { ...changes, modified: now });
+    await this.repository.updateAccessToken(token.id, { ...changes, modified: now });
     this.logger.log({ event: 'token_updated', token_id: token.id, user_id: token.userId, fields: Object.keys(changes), ...trace });
     return Object.assign(token, changes, { modified: now });
   }

@@ -180,7 +180,7 @@ export class UsersRepository {
   }
 
   private idleThrottlesSql(batch: number): string {
-    return limitedStatement(this.prepared.dialect, 'DELETE FROM login_failure', 'login_failure', 'window_start <= ? AND pending = 0', batch);
+    return limitedStatement(this.prepared.dialect, 'DELETE FROM login_failure', 'login_failure', 'window_start <= ? AND pending = 0', batch, 'IDX_login_failure_window');
   }
 
   async addJob(manager: EntityManager, job: Omit<RevocationJob, 'id'>): Promise<void> {

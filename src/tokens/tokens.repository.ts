@@ -1,0 +1,328 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
+import { andThen, Awaitable } from '../common/awaitable';
+import { limitedStatement, PlannedStatement } from '../database/batch-statements';
+import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
+import { Transactions } from '../database/transactions';
+import { CLEANUP_BATCH } from '../users/revocation-jobs';
+import { User } from '../users/user.entity';
+import { AccessToken } from './access-token.entity';
+import { AuthorizationCodesRepository } from './authorization-codes.repository';
+import { RefreshToken } from './refresh-token.entity';
+import { RevocationCutoff } from './revocation-cutoff.entity';
+
+/** `cleartokens` and `revoke_oauth2_tokens` work in batches of this many rows (commands, not requests). */
+export const CLEARTOKENS_BATCH = 1000;
+
+export interface BearerLookup {
+  token: AccessToken & { user: User };
+  systemCutoff: Date | null;
+}
+
+/** The tokens a cut-off covers: one user's, or (userId null) everyone's, created at or before `cutoff`. */
+export interface CutOffScope {
+  userId: number | null;
+  cutoff: Date;
+}
+
+export type NewAccessToken = Omit<AccessToken, 'id' | 'user' | 'application'>;
+export type NewRefreshToken = Omit<RefreshToken, 'id'>;
+
+/**
+ * Every statement about access tokens, refresh tokens, their families and cut-offs (issue 29): the bearer
+ * lookup through PreparedStatements, the clean-up batches in each database's own form, and the TypeORM
+ * calls. The services (tokens, refresh tokens, revocation, the last-used buffer) hold the rules and call
+ * these; `periodicStatements` lists what runs on a timer or over many rows, as the code builds it, for the
+ * plan test. Authorization codes have their own repository beside it (docs/architecture.md says why).
+ */
+@Injectable()
+export class TokensRepository {
+  private bearerSql?: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
+    private readonly transactions: Transactions,
+    private readonly codes: AuthorizationCodesRepository,
+  ) {}
+
+  async insertAccessToken(values: NewAccessToken, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    return (await manager.insert(AccessToken, values)).identifiers[0].id as number;
+  }
+
+  async insertRefreshToken(values: NewRefreshToken, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    return (await manager.insert(RefreshToken, values)).identifiers[0].id as number;
+  }
+
+  /** The token with its user and the system cut-off, in one statement (the hot lookup of every bearer request). */
+  findForBearer(tokenHash: string): Awaitable<BearerLookup | null> {
+    const p = this.prepared;
+    this.bearerSql ??=
+      `SELECT ${p.columnList(AccessToken, 't')}, ${p.columnList(User, 'u')}, c.tokens_revoked_before FROM ${p.table(AccessToken)} t ` +
+      `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN ${p.table(RevocationCutoff)} c ON c.id = 1 WHERE t.token_hash = ?`;
+    return andThen(p.first(this.bearerSql, [tokenHash]), (row) => {
+      if (!row) return null;
+      const tokenWidth = p.width(AccessToken);
+      const token = Object.assign(p.hydrateAt(AccessToken, row), { user: p.hydrateAt(User, row, tokenWidth) });
+      return { token, systemCutoff: dateFromDatabase(row[tokenWidth + p.width(User)]) };
+    });
+  }
+
+  async systemCutoff(): Promise<Date | null> {
+    return (await this.dataSource.getRepository(RevocationCutoff).findOneBy({ id: 1 }))?.tokensRevokedBefore ?? null;
+  }
+
+  findWithOwner(id: number): Promise<AccessToken | null> {
+    return this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
+  }
+
+  /** The tokens a list shows, with user and application, leaving out what the user's or the system's cut-off revoked. */
+  listQuery(where: FindOptionsWhere<AccessToken>, systemCutoff: Date | null) {
+    const qb = this.dataSource
+      .getRepository(AccessToken)
+      .createQueryBuilder('t')
+      .leftJoinAndSelect('t.user', 'q_t_user')
+      .leftJoinAndSelect('t.application', 'q_t_application')
+      .where(where)
+      .andWhere('(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)');
+    // A user's personal or authorized tokens in id order come from (user_id, application_id, id); MySQL's
+    // planner otherwise intersects two indexes and sorts every one of the user's tokens (issue 21).
+    if (where.userId !== undefined && where.applicationId !== undefined) qb.useIndex('IDX_oauth2_access_token_user_application');
+    return systemCutoff ? qb.andWhere('t.created > :systemCutoff', { systemCutoff }) : qb;
+  }
+
+  /** Ids among `tokenIds` whose refresh token is not revoked. */
+  async withLiveRefresh(tokenIds: number[]): Promise<Set<number>> {
+    if (!tokenIds.length) return new Set();
+    const rows = await this.dataSource.getRepository(RefreshToken).find({
+      select: { accessTokenId: true },
+      where: { accessTokenId: In(tokenIds), revokedAt: IsNull() },
+    });
+    return new Set(rows.map((r) => r.accessTokenId!));
+  }
+
+  async updateAccessToken(id: number, changes: Partial<Pick<AccessToken, 'description' | 'scope' | 'modified'>>): Promise<void> {
+    await this.dataSource.getRepository(AccessToken).update({ id }, changes);
+  }
+
+  /** Deletes the access tokens of one id or one family; the ids it deleted. */
+  async deleteAccessTokens(where: { id: number } | { family: string }, manager: EntityManager = this.dataSource.manager): Promise<number[]> {
+    const repo = manager.getRepository(AccessToken);
+    const ids = (await repo.find({ select: { id: true }, where })).map((t) => t.id);
+    if (ids.length) await repo.delete({ id: In(ids) });
+    return ids;
+  }
+
+  findRefreshToken(tokenHash: string): Promise<RefreshToken | null> {
+    return this.dataSource.getRepository(RefreshToken).findOneBy({ tokenHash });
+  }
+
+  /** `UPDATE … SET revoked_at = now WHERE id = ? AND revoked_at IS NULL`: true for the one caller that retired it. */
+  async retireRefreshToken(id: number, now: Date): Promise<boolean> {
+    const result = await this.dataSource.getRepository(RefreshToken).update({ id, revokedAt: IsNull() }, { revokedAt: now, modified: now });
+    return result.affected === 1;
+  }
+
+  /**
+   * The lock that makes "a reused refresh token kills its whole family" hold under races (SPEC §5): issuing
+   * into a family and revoking a family both start by writing the family's row, so they serialise (a row
+   * lock on MySQL, the write lock on SQLite), and an issue that comes after a revocation sees it.
+   */
+  async lockFamily(manager: EntityManager, family: string): Promise<{ revoked: boolean }> {
+    const ignore = this.transactions.isMysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+    await manager.query(`${ignore} INTO oauth2_token_family (family, revoked_at) VALUES (?, NULL)`, [family]);
+    await manager.query('UPDATE oauth2_token_family SET revoked_at = revoked_at WHERE family = ?', [family]);
+    const [row] = await manager.query('SELECT revoked_at FROM oauth2_token_family WHERE family = ?', [family]);
+    return { revoked: row?.revoked_at != null };
+  }
+
+  /** In one transaction, under the family's lock: the family marked revoked, its refresh tokens stamped, its access tokens deleted. */
+  revokeFamily(family: string, now: Date): Promise<{ accessTokenIds: number[]; refreshTokens: number }> {
+    return this.transactions.run(async (manager) => {
+      await this.lockFamily(manager, family);
+      await manager.query('UPDATE oauth2_token_family SET revoked_at = ? WHERE family = ?', [this.prepared.date(now), family]);
+      const stamped = await manager.getRepository(RefreshToken).update({ family, revokedAt: IsNull() }, { revokedAt: now, modified: now });
+      const accessTokenIds = await this.deleteAccessTokens({ family }, manager);
+      return { accessTokenIds, refreshTokens: stamped.affected ?? 0 };
+    });
+  }
+
+  /** MAX(created) of the access tokens and of the live refresh tokens a cut-off would cover, as the database returns them (index reads). */
+  async newestCreated(userId: number | null, manager: EntityManager = this.dataSource.manager): Promise<[unknown, unknown]> {
+    const where = userId === null ? '' : 'WHERE user_id = ?';
+    const params = userId === null ? [] : [userId];
+    const [a] = await manager.query(`SELECT MAX(created) AS newest FROM oauth2_access_token ${where}`, params);
+    const [r] = await manager.query(`SELECT MAX(created) AS newest FROM oauth2_refresh_token ${where ? `${where} AND` : 'WHERE'} revoked_at IS NULL`, params);
+    return [a?.newest, r?.newest];
+  }
+
+  /** Writes a user's (or, userId null, the system's) token cut-off. */
+  async writeCutoff(manager: EntityManager, userId: number | null, cutoff: Date): Promise<void> {
+    if (userId === null) await manager.getRepository(RevocationCutoff).update({ id: 1 }, { tokensRevokedBefore: cutoff });
+    else await manager.getRepository(User).update({ id: userId }, { tokensRevokedBefore: cutoff });
+  }
+
+  /** Access tokens, and refresh tokens not revoked, of one user or everyone. */
+  async countTokens(userId: number | null): Promise<{ accessTokens: number; refreshTokens: number }> {
+    const by = userId === null ? {} : { userId };
+    const [accessTokens, refreshTokens] = await Promise.all([
+      this.dataSource.getRepository(AccessToken).countBy(by),
+      this.dataSource.getRepository(RefreshToken).countBy({ ...by, revokedAt: IsNull() }),
+    ]);
+    return { accessTokens, refreshTokens };
+  }
+
+  /** Ids of at most `limit` access tokens a cut-off covers. */
+  async accessTokensCutOff(scope: CutOffScope, limit: number): Promise<number[]> {
+    const s = this.accessTokensCutOffStatement(scope, limit);
+    return (await this.prepared.rows(s.sql, s.params)).map((r) => Number(r.id));
+  }
+
+  async deleteAccessTokensByIds(ids: number[]): Promise<void> {
+    if (!ids.length) return;
+    const s = this.deleteAccessTokensStatement(ids);
+    await this.prepared.run(s.sql, s.params);
+  }
+
+  /** One batch of a cut-off's clean-up: access tokens deleted, refresh tokens not yet revoked stamped; at most CLEANUP_BATCH of each. */
+  async cleanUpCutOff(scope: CutOffScope, now: Date): Promise<{ accessTokenIds: number[]; refreshTokens: number }> {
+    const accessTokenIds = await this.accessTokensCutOff(scope, CLEANUP_BATCH);
+    await this.deleteAccessTokensByIds(accessTokenIds);
+    const s = this.stampRefreshTokensStatement(scope, now);
+    return { accessTokenIds, refreshTokens: await this.prepared.run(s.sql, s.params) };
+  }
+
+  /** Deletes at most `limit` access tokens that expired at or before `now`; how many. */
+  deleteExpiredAccessTokens(now: Date, limit: number): Promise<number> {
+    return this.runStatement(this.expiredAccessTokensStatement(now, limit));
+  }
+
+  /** Deletes at most `limit` refresh tokens whose family started at or before `before` (past the absolute expiry). */
+  deleteRefreshTokensStartedBefore(before: Date, limit: number): Promise<number> {
+    return this.runStatement(this.familyStartedStatement(before, limit));
+  }
+
+  /**
+   * One step of the walk over families in family order, after `after`: the revoked tokens of each of the
+   * next `limit` families with no live token are deleted. `next` is where the walk goes on, null at the end.
+   */
+  async deleteDeadFamilies(after: string, limit: number): Promise<{ deleted: number; next: string | null }> {
+    const s = this.familiesStatement(after, limit);
+    const families = (await this.prepared.rows(s.sql, s.params)).map((r) => ({ family: String(r.family), live: Number(r.live) }));
+    const dead = families.filter((f) => f.live === 0).map((f) => f.family);
+    const deleted = dead.length ? await this.runStatement(this.deadFamiliesStatement(dead)) : 0;
+    return { deleted, next: families.length >= limit ? families[families.length - 1].family : null };
+  }
+
+  /** False before the database is connected and after it is closed (the last flush at shutdown asks). */
+  get connected(): boolean {
+    return this.dataSource.isInitialized;
+  }
+
+  /** Writes buffered `last_used` stamps as `UPDATE … SET last_used = CASE id WHEN ? THEN ? … END WHERE id IN (…)`; rows written. */
+  async writeLastUsed(stamps: [number, Date][]): Promise<number> {
+    return (await this.lastUsedUpdate(stamps).execute()).affected ?? 0;
+  }
+
+  /**
+   * Every statement of the module that runs on a timer or over many rows, with representative parameters,
+   * built by the functions the code runs them with: the plan test (test/statement-plans.e2e-spec.ts) reads
+   * each one's plan on a seeded table and fails on a scan of a whole table or a dependent subquery.
+   */
+  periodicStatements(sample: { userId: number; now: Date }): PlannedStatement[] {
+    const { userId, now } = sample;
+    const user: CutOffScope = { userId, cutoff: now };
+    const everyone: CutOffScope = { userId: null, cutoff: now };
+    const [lastUsedSql, lastUsedParams] = this.lastUsedUpdate([[1, now], [2, now]]).getQueryAndParameters();
+    return [
+      this.accessTokensCutOffStatement(user, CLEANUP_BATCH),
+      this.accessTokensCutOffStatement(everyone, CLEANUP_BATCH),
+      this.deleteAccessTokensStatement([1, 2, 3]),
+      { ...this.accessTokensCutOffStatement(user, CLEARTOKENS_BATCH), name: 'revoke_oauth2_tokens: access tokens (one user)' },
+      { ...this.accessTokensCutOffStatement(everyone, CLEARTOKENS_BATCH), name: 'revoke_oauth2_tokens: access tokens (everyone)' },
+      this.stampRefreshTokensStatement(user, now),
+      this.stampRefreshTokensStatement(everyone, now),
+      this.expiredAccessTokensStatement(now, CLEARTOKENS_BATCH),
+      this.familyStartedStatement(now, CLEARTOKENS_BATCH),
+      this.familiesStatement('', CLEARTOKENS_BATCH),
+      this.deadFamiliesStatement(['a', 'b']),
+      this.codes.expiredStatement(now, CLEARTOKENS_BATCH),
+      { name: 'last-used flush', sql: lastUsedSql, params: lastUsedParams },
+    ];
+  }
+
+  private async runStatement(s: PlannedStatement): Promise<number> {
+    return this.prepared.run(s.sql, s.params);
+  }
+
+  private accessTokensCutOffStatement(scope: CutOffScope, limit: number): PlannedStatement {
+    return {
+      name: `revocation clean-up: access tokens a cut-off covers (${this.whose(scope)})`,
+      sql: `SELECT id FROM oauth2_access_token WHERE ${this.byUser(scope)}created <= ? LIMIT ${limit}`,
+      params: this.scoped(scope, [this.prepared.date(scope.cutoff)]),
+    };
+  }
+
+  private deleteAccessTokensStatement(ids: number[]): PlannedStatement {
+    return { name: 'revocation clean-up: access tokens deleted by id', sql: `DELETE FROM oauth2_access_token WHERE id IN (${ids.map(() => '?').join(', ')})`, params: ids };
+  }
+
+  private stampRefreshTokensStatement(scope: CutOffScope, now: Date): PlannedStatement {
+    const stamp = this.prepared.date(now);
+    const head = 'UPDATE oauth2_refresh_token SET revoked_at = ?, modified = ?';
+    const where = `${this.byUser(scope)}revoked_at IS NULL AND created <= ?`;
+    const params = [stamp, stamp, ...this.scoped(scope, [this.prepared.date(scope.cutoff)])];
+    return this.limited(`revocation clean-up: refresh tokens a cut-off covers, stamped (${this.whose(scope)})`, head, 'oauth2_refresh_token', where, CLEANUP_BATCH, params);
+  }
+
+  private expiredAccessTokensStatement(now: Date, limit: number): PlannedStatement {
+    return this.limited('cleartokens: expired access tokens', 'DELETE FROM oauth2_access_token', 'oauth2_access_token', 'expires <= ?', limit, [this.prepared.date(now)]);
+  }
+
+  private familyStartedStatement(before: Date, limit: number): PlannedStatement {
+    return this.limited('cleartokens: refresh tokens past the absolute expiry', 'DELETE FROM oauth2_refresh_token', 'oauth2_refresh_token', 'family_started <= ?', limit, [this.prepared.date(before)]);
+  }
+
+  /** The next families in family order with their number of live tokens, read from the (family, revoked_at) index alone. */
+  private familiesStatement(after: string, limit: number): PlannedStatement {
+    const sql = `SELECT family, COUNT(*) - COUNT(revoked_at) AS live FROM oauth2_refresh_token WHERE family > ? GROUP BY family ORDER BY family LIMIT ${limit}`;
+    return { name: 'cleartokens: families and their live tokens', sql, params: [after] };
+  }
+
+  private deadFamiliesStatement(families: string[]): PlannedStatement {
+    const sql = `DELETE FROM oauth2_refresh_token WHERE family IN (${families.map(() => '?').join(', ')}) AND revoked_at IS NOT NULL`;
+    return { name: 'cleartokens: revoked tokens of dead families', sql, params: families };
+  }
+
+  private limited(name: string, head: string, table: string, where: string, limit: number, params: unknown[]): PlannedStatement {
+    return { name, sql: limitedStatement(this.prepared.dialect, head, table, where, limit), params };
+  }
+
+  private lastUsedUpdate(stamps: [number, Date][]) {
+    const params: Record<string, unknown> = {};
+    const cases = stamps.map(([id, at], n) => {
+      params[`id${n}`] = id;
+      params[`at${n}`] = at;
+      return `WHEN :id${n} THEN :at${n}`;
+    });
+    return this.dataSource
+      .createQueryBuilder()
+      .update(AccessToken)
+      .set({ lastUsed: () => `CASE id ${cases.join(' ')} END` })
+      .where('id IN (:...ids)', { ids: stamps.map(([id]) => id) })
+      .setParameters(params);
+  }
+
+  private whose(scope: CutOffScope): string {
+    return scope.userId === null ? 'everyone' : 'one user';
+  }
+
+  private byUser(scope: CutOffScope): string {
+    return scope.userId === null ? '' : 'user_id = ? AND ';
+  }
+
+  private scoped(scope: CutOffScope, rest: unknown[]): unknown[] {
+    return scope.userId === null ? rest : [scope.userId, ...rest];
+  }
+}

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
+import { seedRows } from '../bench/seed-rows';
+import { CLEANUP_BATCH } from '../src/users/revocation-jobs';
+import { limitedStatement, PlannedStatement } from '../src/database/batch-statements';
+import { SessionsRepository } from '../src/sessions/sessions.repository';
+import { TokensRepository } from '../src/tokens/tokens.repository';
+import { UsersRepository } from '../src/users/users.repository';
+import { planProblems } from './support/statement-plans';
+import { startTestApp, TestApp } from './support/test-app';
+import { TEST_DB } from './support/test-db';
+
+/**
+ * Every periodic and clean-up statement is planned by an index on both databases (issue 29), at about
+ * 100,000 rows per table: no full scan of a table that grows, no subquery run once per row. The
+ * statements are the repositories' own (each lists what it runs periodically), so a new one is
+ * checked as soon as it is listed. Two statements written wrong prove that the check sees it.
+ */
+const TABLES = ['user_session', 'oauth2_access_token', 'oauth2_refresh_token', 'oauth2_authorization_code', 'login_failure', 'oauth2_token_family'];
+
+describe(`periodic statements are planned by an index at 100,000 rows (issue 29) [${TEST_DB}]`, () => {
+  let t: TestApp;
+  let ds: DataSource;
+  let userId: number;
+  const now = new Date();
+
+  before(async () => {
+    t = await startTestApp({ env: { SESSION_SWEEP: 'off' } });
+    ds = t.app.get(DataSource);
+    userId = await t.createUser('planned', 'Planned-pass-1');
+    const stamp = now.toISOString().replace('T', ' ').replace('Z', '');
+    await ds.query(
+      "INSERT INTO oauth2_application (name, description, client_id, client_secret_hash, client_type, redirect_uris, authorization_grant_type, skip_authorization, user_id, created, modified) VALUES ('plans', '', 'plans-client', NULL, 'public', '', 'password', 0, ?, ?, ?)",
+      [userId, stamp, stamp],
+    );
+    const [{ id: applicationId }] = (await ds.query("SELECT id FROM oauth2_application WHERE client_id = 'plans-client'")) as { id: number }[];
+    await seedRows(ds, TEST_DB === 'mysql', userId, {
+      liveSessions: 60_000, expiredSessions: 30_000, endedSessions: 10_000, tokens: 100_000,
+      applicationId: Number(applicationId), refreshTokens: 100_000, codes: 100_000, loginFailures: 100_000,
+    }, now);
+    if (TEST_DB === 'mysql') await ds.query(`ANALYZE TABLE ${TABLES.join(', ')}`);
+    else await ds.query('ANALYZE');
+  });
+  after(() => t?.close());
+
+  function statements(): PlannedStatement[] {
+    const sample = { userId, now };
+    return [
+      ...t.app.get(SessionsRepository).periodicStatements(sample),
+      ...t.app.get(TokensRepository).periodicStatements(sample),
+      ...t.app.get(UsersRepository).periodicStatements(sample),
+    ];
+  }
+
+  it('lists the periodic statements of sessions, tokens and the login throttle', () => {
+    const names = statements().map((s) => s.name);
+    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i]) {
+      assert.ok(names.some((n) => expected.test(n)), `no statement named like ${expected}: ${names.join(', ')}`);
+    }
+  });
+
+  it('plans none of them as a full scan or a per-row subquery', async () => {
+    const found: string[] = [];
+    for (const statement of statements()) {
+      const { plan, problems } = await planProblems(ds, statement, TABLES);
+      if (problems.length) found.push(`${statement.name}: ${problems.join('; ')}\n  ${statement.sql}\n  => ${plan}`);
+    }
+    assert.deepEqual(found, []);
+  });
+
+  it('sees a statement on an unindexed column as a full scan', async () => {
+    const sql = limitedStatement(TEST_DB === 'mysql' ? 'mysql' : 'sqlite', 'DELETE FROM user_session', 'user_session', 'user_agent = ?', CLEANUP_BATCH);
+    const { problems } = await planProblems(ds, { name: 'fixture: unindexed', sql, params: ['seeded'] }, TABLES);
+    assert.ok(problems.some((p) => /scan|index walk/.test(p)), `not caught: ${problems.join('; ')}`);
+  });
+
+  it('sees the old portable batch form as the full walk MariaDB made of it', { skip: TEST_DB !== 'mysql' && 'SQLite planned the old form by its index: only MariaDB walked the table' }, async () => {
+    const sql =
+      'UPDATE user_session SET ended_at = expires, ended_reason = ? WHERE id IN ' +
+      `(SELECT id FROM (SELECT id FROM user_session WHERE ended_at IS NULL AND expires <= ? LIMIT ${CLEANUP_BATCH}) AS due)`;
+    const { plan, problems } = await planProblems(ds, { name: 'fixture: derived table', sql, params: ['idle_timeout', now.toISOString().replace('T', ' ').replace('Z', '')] }, TABLES);
+    assert.ok(problems.length > 0, `not caught: ${plan}`);
+  });
+});
