@@ -75,11 +75,17 @@ describe(`periodic statements are planned by an index at 100,000 rows (issue 29)
     assert.ok(problems.some((p) => /scan|index walk/.test(p)), `not caught: ${problems.join('; ')}`);
   });
 
-  it('sees the old portable batch form as the full walk MariaDB made of it', { skip: TEST_DB !== 'mysql' && 'SQLite planned the old form by its index: only MariaDB walked the table' }, async () => {
-    const sql =
+  it('sees a subquery run once per row, and the old portable batch form MariaDB walked the table with', async () => {
+    const perRow =
+      "UPDATE user_session SET ended_reason = 'idle_timeout' WHERE ended_at IS NULL AND expires <= " +
+      '(SELECT MAX(s2.created) FROM user_session s2 WHERE s2.user_id = user_session.user_id AND s2.ip_address = user_session.ip_address)';
+    const correlated = await planProblems(ds, { name: 'fixture: per-row subquery', sql: perRow, params: [] }, TABLES);
+    assert.ok(correlated.problems.some((p) => /dependent|correlated/.test(p)), `not caught: ${correlated.plan}`);
+    if (TEST_DB !== 'mysql') return; // SQLite planned the old form by its index: only MariaDB walked the table
+    const derived =
       'UPDATE user_session SET ended_at = expires, ended_reason = ? WHERE id IN ' +
       `(SELECT id FROM (SELECT id FROM user_session WHERE ended_at IS NULL AND expires <= ? LIMIT ${CLEANUP_BATCH}) AS due)`;
-    const { plan, problems } = await planProblems(ds, { name: 'fixture: derived table', sql, params: ['idle_timeout', now.toISOString().replace('T', ' ').replace('Z', '')] }, TABLES);
-    assert.ok(problems.length > 0, `not caught: ${plan}`);
+    const old = await planProblems(ds, { name: 'fixture: derived table', sql: derived, params: ['idle_timeout', now.toISOString().replace('T', ' ').replace('Z', '')] }, TABLES);
+    assert.ok(old.problems.length > 0, `not caught: ${old.plan}`);
   });
 });

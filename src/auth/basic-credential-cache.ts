@@ -14,7 +14,7 @@ const TTL_MS = 10 * 60 * 1000;
 export class BasicCredentialCache {
   private readonly entries = new Map<string, { hash: string; expiresAt: number }>();
   private readonly box: SecretBox;
-  /** AUTH_FAST_PATH=off turns the cache off, so `npm run bench` can show what it saves. */
+  /** AUTH_FAST_PATH=off (a diagnostic, AppConfig.authFastPath) turns the cache off: every request verifies its password. */
   private readonly enabled: boolean;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {

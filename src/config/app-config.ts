@@ -26,7 +26,7 @@ export interface AppConfig {
   webConcurrency: number;
   /**
    * The cache of verified basic credentials (auth/basic-credential-cache.ts); AUTH_FAST_PATH=off (a
-   * diagnostic) turns it off, so `npm run bench` can show what it saves.
+   * diagnostic an operator sets on a server of their own; the bench never does) turns it off.
    */
   authFastPath: boolean;
   /** The session sweep loop (background-work.ts); SESSION_SWEEP=off leaves it out (tests that count rows). */

