@@ -55,7 +55,11 @@ describe('session lifetime and end reasons (SPEC §2–§3)', () => {
     t.clock.advance(45);
     const late = await agent.get('/api/v2/me/').expect(200);
     assert.equal(late.headers['session-timeout'], '5');
+    // The lists test the idle expiry alone: it was capped at the absolute one, so the session leaves them then.
+    const listed = async () => (await t.http().get('/api/v2/me/sessions/').set('Authorization', basic('bob', 'Bob-pass-1')).expect(200)).body.count;
+    assert.equal(await listed(), 1);
     t.clock.advance(10);
+    assert.equal(await listed(), 0, 'a session past its absolute expiry is not listed');
     const over = await agent.get('/api/v2/me/').expect(401);
     assert.equal(over.body.reason, 'absolute_timeout');
     assert.match(over.body.detail, /expired/);
