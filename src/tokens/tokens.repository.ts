@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, FindOptionsWhere, In, IsNull } from 'typeorm';
+import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, SelectQueryBuilder } from 'typeorm';
 import { andThen, Awaitable } from '../common/awaitable';
 import { limitedStatement, PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
@@ -77,15 +77,23 @@ export class TokensRepository {
     return this.dataSource.getRepository(AccessToken).findOne({ where: { id }, relations: { user: true, application: true } });
   }
 
-  /** The tokens a list shows, with user and application, leaving out what the user's or the system's cut-off revoked. */
-  listQuery(where: FindOptionsWhere<AccessToken>, systemCutoff: Date | null) {
+  /**
+   * The tokens a list shows, with user and application, but what a cut-off revoked. A user's personal or
+   * authorized tokens read the user's cut-off once: the count is a range on (user_id, application_id, id).
+   */
+  async listQuery(where: FindOptionsWhere<AccessToken>, systemCutoff: Date | null): Promise<SelectQueryBuilder<AccessToken>> {
     const qb = this.dataSource
       .getRepository(AccessToken)
       .createQueryBuilder('t')
       .leftJoinAndSelect('t.user', 'q_t_user')
       .leftJoinAndSelect('t.application', 'q_t_application')
-      .where(where)
-      .andWhere('(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)');
+      .where(where);
+    if (typeof where.userId === 'number' && where.applicationId !== undefined) {
+      const owner = await this.dataSource.getRepository(User).findOne({ select: { id: true, tokensRevokedBefore: true }, where: { id: where.userId } });
+      if (owner?.tokensRevokedBefore) qb.andWhere('t.created > :userCutoff', { userCutoff: owner.tokensRevokedBefore });
+    } else {
+      qb.andWhere('(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)');
+    }
     // A user's personal or authorized tokens in id order come from (user_id, application_id, id); MySQL's
     // planner otherwise intersects two indexes and sorts every one of the user's tokens (issue 21).
     if (where.userId !== undefined && where.applicationId !== undefined) qb.useIndex('IDX_oauth2_access_token_user_application');
