@@ -31,7 +31,8 @@ export async function runScale(n: number, databases: string[]): Promise<void> {
   const all: Record<string, Line[]> = {};
   for (const kind of databases) all[kind] = await scaleDatabase(kind, n);
   console.log(`scale benchmark: ${n} live sessions, ${Math.round(n * 0.4)} expired sessions, ${n} tokens for one user`);
-  const whats = all[databases[0]].map((l) => l.what);
+  // Every measure of any database, in the order first seen (some are one database's own).
+  const whats = [...new Set(databases.flatMap((d) => all[d].map((l) => l.what)))];
   console.log('measure'.padEnd(62) + databases.map((d) => d.padStart(16)).join(''));
   for (const what of whats) {
     console.log(what.padEnd(62) + databases.map((d) => (all[d].find((l) => l.what === what)?.value ?? '').padStart(16)).join(''));
