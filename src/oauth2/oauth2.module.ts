@@ -10,13 +10,14 @@ import { AuthorizeController } from './authorize.controller';
 import { AuthorizeEndpoint } from './authorize-endpoint.service';
 import { OAuth2Controller } from './oauth2.controller';
 import { RevocationEndpoint } from './revocation-endpoint.service';
+import { IntrospectionEndpoint } from './introspection-endpoint.service';
 import { TokenEndpoint } from './token-endpoint.service';
 
 /** The OAuth 2 provider endpoints under `/api/o/` (SPEC §5), built on the tokens module. */
 @Module({
   imports: [TokensModule, SessionsModule, UsersModule, SettingsModule],
   controllers: [OAuth2Controller, AuthorizeController],
-  providers: [AuthorizationCodes, TokenEndpoint, RevocationEndpoint, AuthorizeEndpoint],
+  providers: [AuthorizationCodes, TokenEndpoint, RevocationEndpoint, IntrospectionEndpoint, AuthorizeEndpoint],
 })
 export class OAuth2Module implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

@@ -53,13 +53,17 @@ export class RefreshTokensService {
     systemCutoff: Date | null = null,
   ): RefreshTokenRefusal | null {
     if (token.revokedAt) return 'revoked';
-    const lifetime = this.settings.get('OAUTH2_PROVIDER').REFRESH_TOKEN_EXPIRE_SECONDS;
-    if (token.familyStarted.getTime() + lifetime * 1000 <= now.getTime()) return 'expired';
+    if (this.expires(token).getTime() <= now.getTime()) return 'expired';
     if (!application) return 'client_gone';
     if (!user) return 'user_gone';
     const account = this.policy.refusal(user, 'refresh_token');
     if (account) return account;
     return revokedByCutoff(token.created, user.tokensRevokedBefore, systemCutoff) ? 'cut_off' : null;
+  }
+
+  /** When a refresh token's family stops being redeemable: REFRESH_TOKEN_EXPIRE_SECONDS after its first issue. */
+  expires(token: Pick<RefreshToken, 'familyStarted'>): Date {
+    return new Date(token.familyStarted.getTime() + this.settings.get('OAUTH2_PROVIDER').REFRESH_TOKEN_EXPIRE_SECONDS * 1000);
   }
 
   /**
