@@ -39,6 +39,14 @@ describe('tokens across two service processes on one database', () => {
     await request(a.url).get('/api/v2/me/').set('Authorization', bearer(token)).expect(401);
   });
 
+  it('a token revoked on node A reads inactive on node B\'s introspection at the next request (RFC 7662)', async () => {
+    const created = await request(a.url).post('/api/v2/tokens/').set('Authorization', alice).send({}).expect(201);
+    const introspect = () => request(b.url).post('/api/o/introspect/').type('form').set('Authorization', admin).send({ token: created.body.token }).expect(200);
+    assert.equal((await introspect()).body.active, true);
+    await request(a.url).delete(`/api/v2/tokens/${created.body.id}/`).set('Authorization', alice).expect(204);
+    assert.deepEqual((await introspect()).body, { active: false });
+  });
+
   it("a user's tokens revoked on node A, or the user deactivated there, stop working on node B at once", async () => {
     const first = (await request(a.url).post('/api/v2/tokens/').set('Authorization', alice).send({}).expect(201)).body.token;
     await request(b.url).get('/api/v2/me/').set('Authorization', bearer(first)).expect(200);
