@@ -42,6 +42,16 @@ export function clientCredentials(req: { headers: IncomingHttpHeaders }, body: R
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
+/** The client id a Basic header names, read by clientCredentials; undefined for no header, another scheme or a malformed one. */
+export function basicClientId(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  try {
+    return clientCredentials({ headers: { authorization: header } }, {}).clientId;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The form body as RFC 6749 §3.1/§3.2 reads it: a parameter sent twice is an error, and one sent
  * with an empty value counts as absent.

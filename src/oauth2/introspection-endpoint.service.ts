@@ -10,7 +10,7 @@ import { ApplicationsService } from '../tokens/applications.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
 import { UsersService } from '../users/users.service';
-import { clientCredentials, formParameters } from './client-credentials';
+import { basicClientId, clientCredentials, formParameters } from './client-credentials';
 
 /** RFC 7662 §2.2: what a live token is; anything else is only `{"active": false}`. */
 export type Introspection =
@@ -23,15 +23,6 @@ const INACTIVE: Introspection = { active: false };
 type Caller = { kind: 'client'; applicationId: number } | { kind: 'superuser' };
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
-
-/** The user name of a Basic header, or undefined (a malformed header is the client path's to refuse). */
-function basicUsername(header: string | undefined): string | undefined {
-  const match = header ? /^basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon > 0 ? decoded.slice(0, colon) : undefined;
-}
 
 /**
  * `/api/o/introspect/` (RFC 7662, SPEC §15). A Basic header whose name is a client id, or a `client_id` in
@@ -69,7 +60,7 @@ export class IntrospectionEndpoint {
   }
 
   private async caller(req: Request, res: Response, body: Record<string, string>): Promise<Caller> {
-    const named = body.client_id ?? basicUsername(req.headers.authorization);
+    const named = body.client_id ?? basicClientId(req.headers.authorization);
     const app = named ? await this.applications.findByClientId(named) : null;
     if (body.client_id !== undefined || app) {
       const credentials = clientCredentials(req, body);

@@ -19,13 +19,14 @@ export type PasswordRefusal = 'local_auth_disabled' | 'invalid_credentials';
  * The one validity rule for a password (HTTP basic, the login form, the password grant, a password
  * change), through the account policy. A password proves a local account, so none is accepted while
  * local authentication is off: asked first without an attempt, before any lookup, so that the answer
- * does not tell whether the name exists. With the attempt: the password must be the user's and the user
+ * does not tell whether the name exists (every caller asks so first). With the attempt: the password must be the user's and the user
  * must pass the policy (an inactive user's right password is refused as a wrong one, as AWX did).
  */
 export function passwordRefusal(policy: AccountPolicy, attempt?: { user: User | null; verified: boolean }): PasswordRefusal | null {
-  if (policy.refusal(PASSWORD_HOLDER, 'password')) return 'local_auth_disabled';
-  if (!attempt) return null;
-  return attempt.user && attempt.verified && !policy.refusal(attempt.user, 'password') ? null : 'invalid_credentials';
+  if (!attempt) return policy.refusal(PASSWORD_HOLDER, 'password') ? 'local_auth_disabled' : null;
+  if (!attempt.user || !attempt.verified) return 'invalid_credentials';
+  const account = policy.refusal(attempt.user, 'password');
+  return account === 'local_auth_disabled' ? account : account ? 'invalid_credentials' : null;
 }
 
 export type PasswordPath = 'session' | 'basic' | 'password_grant' | 'password_change';
