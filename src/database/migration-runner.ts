@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { isDeadlock, isUniqueViolation } from './errors';
+import { isDeadlock, isLockConflict, isUniqueViolation } from './errors';
 
 const LEASE = 'migrations';
 const LEASE_SECONDS = 120;
@@ -36,14 +36,30 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
       .catch(() => undefined);
   }, (LEASE_SECONDS * 1000) / 4);
   try {
-    const done = await dataSource.runMigrations({ transaction: 'each' });
-    return done.length;
+    return await migrateRetryingConflicts(dataSource);
   } finally {
     clearInterval(renewal);
     await dataSource.query('DELETE FROM service_lock WHERE name = ? AND holder = ?', [LEASE, holder]);
   }
 }
 
+
+/**
+ * On a Galera member a migration's transaction can lose certification to a write certified on another
+ * member at the same moment (another node starting: its lease attempt, its `CREATE TABLE IF NOT EXISTS`),
+ * reported as a deadlock, and the node failed to start (seen once in five CI runs). Each migration ran in its
+ * own transaction, so the ones still pending are looked up and run again, as a transaction would be.
+ */
+async function migrateRetryingConflicts(dataSource: DataSource): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await dataSource.runMigrations({ transaction: 'each' })).length;
+    } catch (err) {
+      if (!isLockConflict(err) || attempt >= 5) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
 
 /**
  * SQLite serialises writers on the file, but TypeORM reads which migrations ran before it opens its
