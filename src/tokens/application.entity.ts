@@ -2,7 +2,10 @@ import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 't
 import { User } from '../users/user.entity';
 
 export type ClientType = 'confidential' | 'public';
-export type GrantType = 'password' | 'authorization-code' | 'implicit';
+export type GrantType = 'password' | 'authorization-code' | 'implicit' | 'client-credentials' | 'device-code';
+
+/** Every grant type an application may be registered with (SPEC §5, §15). */
+export const GRANT_TYPES = ['password', 'authorization-code', 'implicit', 'client-credentials', 'device-code'] as const satisfies readonly GrantType[];
 
 /** An OAuth 2 client (AWX `OAuth2Application`), owned by the user who registered it. */
 @Entity({ name: 'oauth2_application' })

@@ -6,7 +6,7 @@ import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
 import { APPLICATION_LIST } from './token-lists';
 import { CurrentPrincipal, Principal } from '../common/principal';
-import { Application } from './application.entity';
+import { Application, GRANT_TYPES } from './application.entity';
 import { canManageApplication, canSeeApplication, serializeApplication } from './application.serializer';
 import { ApplicationInput, ApplicationsService } from './applications.service';
 import { redirectUriProblems } from './redirect-uris';
@@ -19,7 +19,7 @@ const CREATE_BODY = z.object({
   description: text(1024, { blank: true }).optional(),
   client_type: z.enum(['confidential', 'public']),
   redirect_uris: text(4096, { blank: true }).optional(),
-  authorization_grant_type: z.enum(['password', 'authorization-code', 'implicit']),
+  authorization_grant_type: z.enum(GRANT_TYPES),
   skip_authorization: z.boolean().optional(),
 });
 /** Client type and grant type are fixed once the application exists (ignored on change, as DRF does). */
@@ -49,6 +49,9 @@ export class ApplicationsController {
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     const input = validateBody(CREATE_BODY, body);
     if (input.skip_authorization && !principal.user.isSuperuser) throw new PermissionDenied();
+    if (input.authorization_grant_type === 'client-credentials' && input.client_type !== 'confidential') {
+      throw new FieldErrors({ client_type: ['Applications with grant type client-credentials must be confidential.'] });
+    }
     const problems = redirectUriProblems(input.redirect_uris ?? '', input.authorization_grant_type);
     if (problems.length) throw new FieldErrors({ redirect_uris: problems });
     const { application, secret } = await this.applications.create(principal.user.id, input as ApplicationInput, trace);

@@ -17,10 +17,15 @@ export interface ApplicationInput {
   skip_authorization: boolean;
 }
 
+/** RFC 8628 §3.4: the device grant's `grant_type`. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
 /** The token-endpoint grants each application type may use (RFC 6749 names). */
 export function grantsOf(app: Application): string[] {
   if (app.authorizationGrantType === 'password') return ['password', 'refresh_token'];
   if (app.authorizationGrantType === 'authorization-code') return ['authorization_code', 'refresh_token'];
+  if (app.authorizationGrantType === 'client-credentials') return ['client_credentials']; // no refresh token (RFC 6749 §4.4.3)
+  if (app.authorizationGrantType === 'device-code') return [DEVICE_CODE_GRANT, 'refresh_token'];
   return []; // implicit: tokens come from the authorization endpoint only, never refreshed
 }
 

@@ -1,3 +1,6 @@
+/** Grants that never send the browser back to the client, so need no redirect URI. */
+const WITHOUT_REDIRECT = new Set(['password', 'client-credentials', 'device-code']);
+
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** The registered redirect URIs of an application, as stored: space-separated, matched exactly. */
@@ -11,7 +14,7 @@ export function redirectUriList(value: string): string[] {
  */
 export function redirectUriProblems(value: string, grantType: string): string[] {
   const uris = redirectUriList(value);
-  if (!uris.length && grantType !== 'password') return [`redirect_uris cannot be empty with grant_type ${grantType}`];
+  if (!uris.length && !WITHOUT_REDIRECT.has(grantType)) return [`redirect_uris cannot be empty with grant_type ${grantType}`];
   const problems: string[] = [];
   for (const uri of uris) {
     let url: URL;
