@@ -11,7 +11,7 @@ import { NO_REQUEST } from '../src/common/request-context';
 const REDIRECT = 'https://app.example.com/cb';
 const ALICE = basic('alice', 'Alice-pass-1');
 const SSO_IDENTITY = { provider: 'oidc:policy', uid: 'subject-1', username: 'sso-user' };
-const KINDS: CredentialKind[] = ['session', 'bearer', 'refresh_token', 'authorization_code', 'password', 'sso'];
+const KINDS: CredentialKind[] = ['session', 'bearer', 'refresh_token', 'authorization_code', 'password', 'sso', 'client_credentials'];
 
 const client = (app: RegisteredApp) => ({ clientId: app.clientId, secret: app.clientSecret });
 
@@ -33,6 +33,7 @@ describe('every credential kind asks the account policy (issue 29)', () => {
   let t: TestApp;
   let passwordApp: RegisteredApp;
   let codeApp: RegisteredApp;
+  let serviceApp: RegisteredApp;
   const asked = new Set<CredentialKind>();
 
   before(async () => {
@@ -41,6 +42,7 @@ describe('every credential kind asks the account policy (issue 29)', () => {
     const admin = basic('admin', ADMIN_PASSWORD);
     passwordApp = await registerApp(t, admin, { name: 'cli', client_type: 'confidential', authorization_grant_type: 'password' });
     codeApp = await registerApp(t, admin, { name: 'web', client_type: 'confidential', authorization_grant_type: 'authorization-code', redirect_uris: REDIRECT });
+    serviceApp = await registerApp(t, admin, { name: 'ci', client_type: 'confidential', authorization_grant_type: 'client-credentials' });
     // The SSO user's first login creates it; later logins find it through its link and ask the policy.
     await t.app.get(SsoUsers).resolve(SSO_IDENTITY, NO_REQUEST);
     const policy = t.app.get(AccountPolicy);
@@ -79,13 +81,14 @@ describe('every credential kind asks the account policy (issue 29)', () => {
       refresh_token: (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: c.refreshToken }, client(passwordApp))).status,
       authorization_code: (await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, redirect_uri: REDIRECT }, client(codeApp))).status,
       sso,
+      client_credentials: (await tokenRequest(t, { grant_type: 'client_credentials' }, client(serviceApp))).status,
     };
   }
 
   it('asks it once per credential kind, and each credential of an allowed account works', async () => {
     const c = await credentials();
     asked.clear();
-    assert.deepEqual(await useAll(c), { session: 200, password: 200, bearer: 200, refresh_token: 200, authorization_code: 200, sso: 200 });
+    assert.deepEqual(await useAll(c), { session: 200, password: 200, bearer: 200, refresh_token: 200, authorization_code: 200, sso: 200, client_credentials: 200 });
     assert.deepEqual([...asked].sort(), [...KINDS].sort());
   });
 
@@ -95,8 +98,8 @@ describe('every credential kind asks the account policy (issue 29)', () => {
     const before = await counted();
     await t.settings({ DISABLE_LOCAL_AUTH: true });
     try {
-      // An SSO user is external: local authentication being off does not concern it.
-      assert.deepEqual(await useAll(c), { session: 401, password: 401, bearer: 401, refresh_token: 400, authorization_code: 400, sso: 200 });
+      // An SSO user and a service account are external: local authentication being off does not concern them.
+      assert.deepEqual(await useAll(c), { session: 401, password: 401, bearer: 401, refresh_token: 400, authorization_code: 400, sso: 200, client_credentials: 200 });
     } finally {
       await t.settings({ DISABLE_LOCAL_AUTH: false });
     }

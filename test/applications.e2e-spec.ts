@@ -8,7 +8,7 @@ import { registerApp } from './support/oauth2';
 
 const FIELDS = [
   'id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'name', 'description', 'client_id',
-  'client_secret', 'client_type', 'redirect_uris', 'authorization_grant_type', 'skip_authorization', 'user',
+  'client_secret', 'client_type', 'redirect_uris', 'authorization_grant_type', 'skip_authorization', 'user', 'service_account',
 ];
 
 describe('OAuth 2 applications (SPEC §5)', () => {
@@ -64,8 +64,11 @@ describe('OAuth 2 applications (SPEC §5)', () => {
     assert.deepEqual(Object.keys(missing.body).sort(), ['authorization_grant_type', 'client_type', 'name']);
     const badType = await post({ name: 'x', client_type: 'secret', authorization_grant_type: 'password' }).expect(400);
     assert.deepEqual(badType.body, { client_type: ['"secret" is not a valid choice.'] });
-    const badGrant = await post({ name: 'x', client_type: 'public', authorization_grant_type: 'client-credentials' }).expect(400);
+    const badGrant = await post({ name: 'x', client_type: 'public', authorization_grant_type: 'magic' }).expect(400);
     assert.ok(badGrant.body.authorization_grant_type);
+    // Client credentials are a secret, so only a confidential client has them (SPEC §15).
+    const publicService = await post({ name: 'x', client_type: 'public', authorization_grant_type: 'client-credentials' }).expect(400);
+    assert.deepEqual(Object.keys(publicService.body), ['client_type']);
     const noUris = await post({ name: 'x', client_type: 'public', authorization_grant_type: 'authorization-code' }).expect(400);
     assert.deepEqual(noUris.body, { redirect_uris: ['redirect_uris cannot be empty with grant_type authorization-code'] });
     for (const uri of ['not a url', 'https://app.example.com/cb#frag', 'http://app.example.com/cb', 'https://user@app.example.com/cb', '/relative/cb']) {

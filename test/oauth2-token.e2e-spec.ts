@@ -101,7 +101,7 @@ describe('/api/o/token/ and /api/o/revoke_token/ (RFC 6749, RFC 7009)', () => {
     const unknownUser = await tokenRequest(t, { ...alicePassword, username: 'nobody', password: 'nope' }, conf());
     assert.deepEqual(unknownUser.body, wrongPassword.body, 'no user enumeration');
     await oauthError(await tokenRequest(t, { grant_type: 'authorization_code', code: 'svcc_x' }, conf()), 400, 'unauthorized_client');
-    await oauthError(await tokenRequest(t, { grant_type: 'client_credentials' }, conf()), 400, 'unsupported_grant_type');
+    await oauthError(await tokenRequest(t, { grant_type: 'client_credentials' }, conf()), 400, 'unauthorized_client');
     await oauthError(await tokenRequest(t, { grant_type: 'urn:example:magic' }, conf()), 400, 'unsupported_grant_type');
     await oauthError(await tokenRequest(t, { ...alicePassword, scope: 'admin' }, conf()), 400, 'invalid_scope');
     await oauthError(await tokenRequest(t, { ...alicePassword, scope: 'read read' }, conf()), 400, 'invalid_scope');
@@ -183,6 +183,11 @@ describe('/api/o/token/ and /api/o/revoke_token/ (RFC 6749, RFC 7009)', () => {
     const fresh = await grant(alicePassword);
     const narrowed = await grant({ grant_type: 'refresh_token', refresh_token: fresh.refresh_token, scope: 'read' });
     assert.equal(narrowed.scope, 'read');
+    // Without `scope` a write grant stays exactly `write` (the implied `read` is not written into it).
+    const kept = await grant({ grant_type: 'refresh_token', refresh_token: (await grant(alicePassword)).refresh_token });
+    assert.equal(kept.scope, 'write');
+    const both = await grant({ grant_type: 'refresh_token', refresh_token: kept.refresh_token, scope: 'read write' });
+    assert.equal(both.scope, 'read write');
   });
 
   it('expires refresh tokens REFRESH_TOKEN_EXPIRE_SECONDS after the first issue of the family, despite rotation', async () => {

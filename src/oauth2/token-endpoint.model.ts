@@ -3,6 +3,7 @@ import {
   AuthorizationCode as LibraryCode,
   Client,
   InvalidGrantError,
+  InvalidScopeError,
   RefreshToken as LibraryRefreshToken,
   Token,
 } from '@node-oauth/oauth2-server';
@@ -16,7 +17,7 @@ import { RefreshTokenRefusal, RefreshTokensService } from '../tokens/refresh-tok
 import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
 import { newSecret } from '../tokens/token-secrets';
 import { TokensService } from '../tokens/tokens.service';
-import { ExternalUserRefused } from '../users/account-policy';
+import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
@@ -32,6 +33,7 @@ export interface TokenEndpointDeps {
   refreshTokens: RefreshTokensService;
   codes: AuthorizationCodes;
   transactions: Transactions;
+  policy: AccountPolicy;
 }
 
 export interface OAuthClient extends Client {
@@ -48,6 +50,12 @@ export function validateScope(_user: unknown, _client: unknown, scope?: string[]
   if (!scope || !scope.length) return [DEFAULT_SCOPE];
   const parsed = parseScope(scope.join(' '));
   return parsed && parsed.split(' ').length === scope.length ? parsed.split(' ') : false;
+}
+
+/** Every scope word a grant of `scope` covers: `write` implies `read`. */
+function impliedScope(scope: string): string[] {
+  const words = scope.split(' ');
+  return words.includes('write') && !words.includes('read') ? ['read', ...words] : words;
 }
 
 /** The library's answer to each refusal of the refresh-token rule: the messages clients and tests know. */
@@ -72,6 +80,8 @@ export class TokenEndpointModel {
 
   constructor(
     private readonly deps: TokenEndpointDeps,
+    /** The token request's form parameters (formParameters: empty values are absent). */
+    private readonly body: Record<string, string>,
     private readonly clientIp: string,
     private readonly trace: RequestTrace,
   ) {}
@@ -98,11 +108,26 @@ export class TokenEndpointModel {
     }
   }
 
+  /**
+   * Client credentials (SPEC §15): the application's own service account, while it is active. The
+   * library has already held the client to its secret and to the grant type.
+   */
+  async getUserFromClient(client: OAuthClient): Promise<GrantUser | null> {
+    const account = await this.deps.applications.serviceAccountOf(client.application);
+    if (!account || this.deps.policy.refusal(account, 'client_credentials')) {
+      this.logger.warn({ event: 'client_credentials_refused', application_id: client.application.id, client_ip: this.clientIp, ...this.trace });
+      return null;
+    }
+    return { entity: account };
+  }
+
   generateAccessToken = async () => newSecret('applicationToken');
   generateRefreshToken = async () => newSecret('refreshToken');
 
   async saveToken(token: Token, client: OAuthClient, user: GrantUser): Promise<Token> {
-    const scope = (token.scope?.length ? token.scope : [DEFAULT_SCOPE]).join(' ');
+    // A refresh without `scope` keeps the token's own words, not the implied set getRefreshToken showed the library.
+    const words = user.refreshToken && this.body.scope === undefined ? user.refreshToken.scope.split(' ') : token.scope;
+    const scope = (words?.length ? words : [DEFAULT_SCOPE]).join(' ');
     const options = {
       user: user.entity,
       application: client.application,
@@ -159,7 +184,11 @@ export class TokenEndpointModel {
     };
   }
 
-  /** Single use: the compare-and-swap winner continues; a loser is a replay. */
+  /**
+   * Single use: the compare-and-swap winner continues; a loser is a replay. A `redirect_uri` that differs
+   * from the authorization request's is `invalid_grant` (RFC 6749 §5.2; the library says `invalid_request`),
+   * checked once the code is spent, where the library checks it, so a wrong attempt still costs the code.
+   */
   async revokeAuthorizationCode(code: LibraryCode): Promise<boolean> {
     const user = code.user as GrantUser;
     const family = await this.deps.codes.redeem(user.code!);
@@ -168,10 +197,18 @@ export class TokenEndpointModel {
       return false;
     }
     user.family = family;
+    if (code.redirectUri && this.body.redirect_uri !== code.redirectUri) {
+      throw new InvalidGrantError('Invalid grant: `redirect_uri` does not match the authorization request');
+    }
     return true;
   }
 
-  /** The token, once its rule (RefreshTokensService.validate) accepts it; a reuse revokes the token's whole family. */
+  /**
+   * The token, once its rule (RefreshTokensService.validate) accepts it; a reuse revokes the token's whole
+   * family. A requested `scope` is checked here, before the library rotates the token, so a malformed
+   * request does not cost the client its grant; and the library is shown the implied scope (`write`
+   * implies `read`), since it compares words literally and would refuse narrowing write to read.
+   */
   async getRefreshToken(secret: string): Promise<LibraryRefreshToken | null> {
     const token = await this.deps.refreshTokens.findBySecret(secret);
     if (!token) return null;
@@ -179,7 +216,12 @@ export class TokenEndpointModel {
     const refusal = this.deps.refreshTokens.validate(token, app, user, undefined, systemCutoff);
     if (refusal === 'revoked') await this.deps.refreshTokens.reused(token, this.trace);
     if (refusal || !app || !user) throw refreshTokenRefused(refusal ?? 'client_gone');
-    return { refreshToken: secret, scope: token.scope.split(' '), client: { id: app.clientId, grants: grantsOf(app) }, user: { entity: user, refreshToken: token } satisfies GrantUser };
+    const granted = impliedScope(token.scope);
+    if (this.body.scope !== undefined) {
+      const requested = parseScope(this.body.scope)?.split(' ');
+      if (!requested || !requested.every((s) => granted.includes(s))) throw new InvalidScopeError('Invalid scope: Unable to add extra scopes');
+    }
+    return { refreshToken: secret, scope: granted, client: { id: app.clientId, grants: grantsOf(app) }, user: { entity: user, refreshToken: token } satisfies GrantUser };
   }
 
   /** The application and the user a stored grant names, either null when gone. */

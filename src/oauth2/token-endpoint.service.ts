@@ -9,13 +9,13 @@ import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import { UsersService } from '../users/users.service';
+import { AccountPolicy } from '../users/account-policy';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
-import { ExactRedirectCodeGrant, NarrowingRefreshGrant } from './grant-types';
 import { TokenEndpointModel } from './token-endpoint.model';
 import { traceOf } from '../common/request-context';
 
-const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token']);
+const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token', 'client_credentials']);
 
 export interface TokenResponse {
   body: Record<string, unknown>;
@@ -40,13 +40,14 @@ export class TokenEndpoint {
     private readonly codes: AuthorizationCodes,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
+    private readonly policy: AccountPolicy,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
       // Public clients authenticate with their id alone; confidential ones are held to their secret in the model.
-      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false },
+      // Client credentials are nothing but client authentication (RFC 6749 §4.4), so the secret is required.
+      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false, client_credentials: true },
       alwaysIssueNewRefreshToken: true,
-      extendedGrantTypes: { authorization_code: ExactRedirectCodeGrant as never, refresh_token: NarrowingRefreshGrant as never },
     });
   }
 
@@ -69,7 +70,9 @@ export class TokenEndpoint {
         refreshTokens: this.refreshTokens,
         codes: this.codes,
         transactions: this.transactions,
+        policy: this.policy,
       },
+      body,
       clientIp(req),
       traceOf(req),
     );

@@ -2,24 +2,22 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
-import { FieldErrors } from '../common/errors';
 import { isUniqueViolation } from '../database/errors';
-import { AccountPolicy } from '../users/account-policy';
+import { AccountPolicy, AccountRefusal } from '../users/account-policy';
 import { User } from '../users/user.entity';
+import { cleanUsername } from '../users/usernames';
 import { UserInput, UsersService } from '../users/users.service';
 import type { ExternalIdentity } from './external-identity';
 import { SocialAuth } from './social-auth.entity';
 import { SsoFailure } from './sso-failure';
 import { RequestTrace } from '../common/request-context';
 
-const MAX_USERNAME = 150;
-const MAX_SUFFIX_TRIES = 100;
-
-/** Letters, digits and @ . + - _ only (the users module's rule), at most 150 characters. */
-export function cleanUsername(raw: string | undefined): string {
-  const cleaned = (raw ?? '').normalize('NFKC').replace(/[^\p{L}\p{N}@.+\-_]/gu, '').slice(0, MAX_USERNAME);
-  return cleaned;
-}
+/** The log's words for each account refusal of an SSO login. */
+const SSO_REFUSALS: Record<AccountRefusal, string> = {
+  user_disabled: 'user is inactive',
+  local_auth_disabled: 'local authentication is disabled',
+  service_account: 'service accounts cannot log in',
+};
 
 /**
  * First-login provisioning and later refreshes (SPEC §7). A user is found only through the
@@ -43,7 +41,7 @@ export class SsoUsers {
     if (!user) return this.createLinked(identity, trace);
     // The SSO login's validity rule: the linked user passes the account policy (an inactive user is refused).
     const refused = this.policy.refusal(user, 'sso');
-    if (refused) throw new SsoFailure('inactive', refused === 'user_disabled' ? 'user is inactive' : 'local authentication is disabled');
+    if (refused) throw new SsoFailure('inactive', SSO_REFUSALS[refused]);
     return this.refresh(user, identity, trace);
   }
 
@@ -65,17 +63,7 @@ export class SsoUsers {
       is_superuser: identity.isSuperuser ?? false,
       is_system_auditor: identity.isSystemAuditor ?? false,
     };
-    let user: User | undefined;
-    for (let n = 1; !user && n <= MAX_SUFFIX_TRIES; n++) {
-      const suffix = n === 1 ? '' : `-${n}`;
-      const username = base.slice(0, MAX_USERNAME - suffix.length) + suffix;
-      try {
-        user = await this.users.create({ ...input, username }, trace, { externalAccount: 'social' });
-      } catch (err) {
-        // Taken (checked case-insensitively), or taken between the check and the insert.
-        if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
-      }
-    }
+    const user = await this.users.createWithFreeUsername(base, input, trace, { externalAccount: 'social' });
     if (!user) throw new SsoFailure('no_identity', 'no free username');
     try {
       await this.links.insert({ userId: user.id, provider: identity.provider, uid: identity.uid, created: this.clock.now() });

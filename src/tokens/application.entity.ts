@@ -46,6 +46,10 @@ export class Application {
   @JoinColumn({ name: 'user_id' })
   user?: User;
 
+  /** The service account a client-credentials application acts as (SPEC §15); null for every other grant. */
+  @Column({ name: 'service_account_id', type: 'integer', nullable: true })
+  serviceAccountId: number | null;
+
   @Column({ type: 'datetime', precision: 3 })
   created: Date;
 

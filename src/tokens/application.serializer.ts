@@ -22,7 +22,11 @@ export function serializeApplication(app: Application, viewer: User, secret?: st
     id: app.id,
     type: 'o_auth2_application',
     url,
-    related: { tokens: `${url}tokens/`, user: `/api/v2/users/${app.userId}/` },
+    related: {
+      tokens: `${url}tokens/`,
+      user: `/api/v2/users/${app.userId}/`,
+      ...(app.serviceAccountId ? { service_account: `/api/v2/users/${app.serviceAccountId}/` } : {}),
+    },
     summary_fields: {
       user: app.user ? { id: app.user.id, username: app.user.username, first_name: app.user.firstName, last_name: app.user.lastName } : undefined,
       user_capabilities: { edit: manage, delete: manage },
@@ -38,6 +42,7 @@ export function serializeApplication(app: Application, viewer: User, secret?: st
     authorization_grant_type: app.authorizationGrantType,
     skip_authorization: app.skipAuthorization,
     user: app.userId,
+    service_account: app.serviceAccountId,
   };
   if (app.clientType === 'public') delete out.client_secret;
   return out;

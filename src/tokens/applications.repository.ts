@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsWhere } from 'typeorm';
+import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { Application } from './application.entity';
 
 export type NewApplication = Omit<Application, 'id' | 'user'>;
@@ -37,6 +37,12 @@ export class ApplicationsRepository {
 
   async update(id: number, changes: Partial<NewApplication>): Promise<void> {
     await this.repo.update({ id }, changes);
+  }
+
+  /** The service accounts of the applications `ownerId` owns (their rows go with the owner by cascade). */
+  async serviceAccountsOwnedBy(ownerId: number): Promise<number[]> {
+    const rows = await this.repo.find({ select: { serviceAccountId: true }, where: { userId: ownerId, serviceAccountId: Not(IsNull()) } });
+    return rows.map((r) => r.serviceAccountId!);
   }
 
   /** Its tokens and codes go with it (foreign keys cascade). */

@@ -1,10 +1,14 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { Clock } from '../common/clock';
-import { NotFound } from '../common/errors';
+import { FieldErrors, NotFound } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { Application, ClientType, GrantType } from './application.entity';
 import { ApplicationsRepository } from './applications.repository';
+import { SERVICE_ACCOUNT } from '../users/account-policy';
+import { cleanUsername } from '../users/usernames';
+import { UserEvents } from '../users/user-events';
+import { UsersService } from '../users/users.service';
 import { newSecret, randomBase62, secretHash } from './token-secrets';
 import { RequestTrace } from '../common/request-context';
 
@@ -31,15 +35,45 @@ export function grantsOf(app: Application): string[] {
 
 /** OAuth 2 clients. The client secret is generated here, returned once, and stored only as a hash. */
 @Injectable()
-export class ApplicationsService {
+export class ApplicationsService implements OnModuleInit {
   private readonly logger = new Logger('tokens');
 
   constructor(
     private readonly repository: ApplicationsRepository,
     private readonly clock: Clock,
+    private readonly users: UsersService,
+    private readonly userEvents: UserEvents,
   ) {}
 
+  /** Deleting a user deletes their applications by cascade, past remove(): their service accounts end here first. */
+  onModuleInit(): void {
+    this.userEvents.subscribe(async (event) => {
+      if (event.type !== 'deleted') return;
+      for (const id of await this.repository.serviceAccountsOwnedBy(event.userId)) await this.deactivateServiceAccount(id, event.trace);
+    });
+  }
+
+  /**
+   * A client-credentials application comes with its own service account (SPEC §15); should the
+   * application not be stored, the account is removed again rather than left behind.
+   */
   async create(ownerId: number, input: ApplicationInput, trace: RequestTrace): Promise<{ application: Application; secret: string | null }> {
+    const serviceAccount = input.authorization_grant_type === 'client-credentials' ? await this.newServiceAccount(input.name, trace) : null;
+    try {
+      return await this.insert(ownerId, input, serviceAccount?.id ?? null, trace);
+    } catch (err) {
+      if (serviceAccount) await this.users.remove(serviceAccount, trace);
+      throw err;
+    }
+  }
+
+  private async newServiceAccount(applicationName: string, trace: RequestTrace) {
+    const account = await this.users.createWithFreeUsername(`svc-${cleanUsername(applicationName)}`, {}, trace, { externalAccount: SERVICE_ACCOUNT });
+    if (!account) throw new FieldErrors({ name: ['No free service account name for this application name; choose another name.'] });
+    return account;
+  }
+
+  private async insert(ownerId: number, input: ApplicationInput, serviceAccountId: number | null, trace: RequestTrace) {
     const now = this.clock.now();
     const secret = input.client_type === 'confidential' ? newSecret('clientSecret') : null;
     const values = {
@@ -52,11 +86,20 @@ export class ApplicationsService {
       authorizationGrantType: input.authorization_grant_type,
       skipAuthorization: input.skip_authorization ?? false,
       userId: ownerId,
+      serviceAccountId,
       created: now,
       modified: now,
     };
     const application = await this.getOr404(await this.repository.insert(values));
-    this.logger.log({ event: 'application_created', application_id: application.id, user_id: ownerId, client_type: input.client_type, grant_type: input.authorization_grant_type, ...trace });
+    this.logger.log({
+      event: 'application_created',
+      application_id: application.id,
+      user_id: ownerId,
+      client_type: input.client_type,
+      grant_type: input.authorization_grant_type,
+      service_account_id: serviceAccountId,
+      ...trace,
+    });
     return { application, secret };
   }
 
@@ -92,10 +135,25 @@ export class ApplicationsService {
     return this.getOr404(app.id);
   }
 
-  /** Deleting an application deletes its tokens and codes with it (foreign keys cascade). */
+  /**
+   * Deleting an application deletes its tokens and codes with it (foreign keys cascade); its service
+   * account is deactivated first, which revokes every token it holds (SPEC §15).
+   */
   async remove(app: Application, trace: RequestTrace): Promise<void> {
+    if (app.serviceAccountId) await this.deactivateServiceAccount(app.serviceAccountId, trace);
     await this.repository.delete(app.id);
     this.logger.log({ event: 'application_deleted', application_id: app.id, ...trace });
+  }
+
+  /** The service account a client-credentials application acts as: null when gone or not a service account. */
+  async serviceAccountOf(app: Application) {
+    const account = app.serviceAccountId ? await this.users.findById(app.serviceAccountId) : null;
+    return account?.externalAccount === SERVICE_ACCOUNT ? account : null;
+  }
+
+  private async deactivateServiceAccount(userId: number, trace: RequestTrace): Promise<void> {
+    const account = await this.users.findById(userId);
+    if (account?.isActive) await this.users.update(account, { is_active: false }, trace);
   }
 
   /** Confidential clients must present their secret; public clients have none to present. */

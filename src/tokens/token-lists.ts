@@ -12,6 +12,7 @@ export const APPLICATION_LIST: ListSpec = {
     authorization_grant_type: { property: 'authorizationGrantType', type: 'string' },
     redirect_uris: { property: 'redirectUris', type: 'string' },
     skip_authorization: { property: 'skipAuthorization', type: 'bool' },
+    service_account: { property: 'serviceAccountId', type: 'int' },
     created: { property: 'created', type: 'datetime' },
     modified: { property: 'modified', type: 'datetime' },
     client_secret: 'secret',

@@ -5,14 +5,27 @@ import { SettingsService } from '../settings/settings.service';
 import type { User } from './user.entity';
 
 /** Why an account may not act at all right now, whatever credential it presents. */
-export type AccountRefusal = 'user_disabled' | 'local_auth_disabled';
+export type AccountRefusal = 'user_disabled' | 'local_auth_disabled' | 'service_account';
+
+/** `external_account` of an application's service account (SPEC §15): client credentials are its only way in. */
+export const SERVICE_ACCOUNT = 'service';
 
 /**
  * Every kind of credential the service accepts; each has one validity rule, and each rule asks the
  * account policy (issue 29): sessions, bearer tokens, refresh tokens, authorization codes, a password
  * (HTTP basic and the login form) and an SSO login.
  */
-export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'password' | 'sso';
+export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'password' | 'sso' | 'client_credentials';
+
+/**
+ * The logins that prove a person: a service account may use none of them (SPEC §15). Sessions and
+ * authorization codes are made only by these, so a service account never holds one.
+ */
+type PersonLogin = 'password' | 'sso';
+const PERSON_LOGINS: ReadonlySet<CredentialKind> = new Set<PersonLogin>(['password', 'sso']);
+
+/** What a credential of kind K may be refused for: `service_account` only at a person's login. */
+export type RefusalOf<K extends CredentialKind> = K extends PersonLogin ? AccountRefusal : Exclude<AccountRefusal, 'service_account'>;
 
 /** The settings the account policy reads. */
 export interface AccountPolicySettings {
@@ -28,15 +41,23 @@ type Account = Pick<User, 'isActive' | 'externalAccount'>;
  * sessions end and their tokens are refused (AWX deleted the tokens outright, which surprised its
  * users, #14030); they work again when it is switched back on. External (SSO, LDAP) users are unaffected.
  */
-export function accountRefusal(user: Account, settings: Pick<AccountPolicySettings, 'DISABLE_LOCAL_AUTH'>): AccountRefusal | null {
+export function accountRefusal(
+  user: Account,
+  settings: Pick<AccountPolicySettings, 'DISABLE_LOCAL_AUTH'>,
+  kind?: CredentialKind,
+): AccountRefusal | null {
   if (!user.isActive) return 'user_disabled';
+  if (user.externalAccount === SERVICE_ACCOUNT && kind && PERSON_LOGINS.has(kind)) return 'service_account';
   if (settings.DISABLE_LOCAL_AUTH && !user.externalAccount) return 'local_auth_disabled';
   return null;
 }
 
-/** ALLOW_OAUTH2_FOR_EXTERNAL_USERS false: users of an external provider may not create tokens (AWX PR #5499). */
+/**
+ * ALLOW_OAUTH2_FOR_EXTERNAL_USERS false: users of an external provider may not create tokens (AWX PR #5499).
+ * A service account holds tokens whatever it says: they are its only credential.
+ */
 export function mayHoldTokens(user: Account, settings: Pick<AccountPolicySettings, 'ALLOW_OAUTH2_FOR_EXTERNAL_USERS'>): boolean {
-  return !user.externalAccount || settings.ALLOW_OAUTH2_FOR_EXTERNAL_USERS;
+  return !user.externalAccount || user.externalAccount === SERVICE_ACCOUNT || settings.ALLOW_OAUTH2_FOR_EXTERNAL_USERS;
 }
 
 /** AWX's refusal (ALLOW_OAUTH2_FOR_EXTERNAL_USERS false): 403 with the reason in `detail`. */
@@ -55,10 +76,10 @@ export class AccountPolicy {
   ) {}
 
   /** Why `user` may not act with a credential of `kind` now, or null; every validity rule asks this. */
-  refusal(user: Account, kind: CredentialKind): AccountRefusal | null {
-    const refused = accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') });
+  refusal<K extends CredentialKind>(user: Account, kind: K): RefusalOf<K> | null {
+    const refused = accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') }, kind);
     if (refused) this.metrics?.accountRefusals.inc({ kind, reason: refused });
-    return refused;
+    return refused as RefusalOf<K> | null;
   }
 
   mayHoldTokens(user: Account): boolean {

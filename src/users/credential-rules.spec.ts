@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { SettingsService } from '../settings/settings.service';
 import { SsoFailure } from '../sso/sso-failure';
 import { SsoUsers } from '../sso/sso-users.service';
-import { AccountPolicy, CredentialKind } from './account-policy';
+import { AccountPolicy, CredentialKind, SERVICE_ACCOUNT } from './account-policy';
 import { passwordRefusal } from './local-credentials.service';
 import type { User } from './user.entity';
 
@@ -43,6 +43,29 @@ describe('password rule', () => {
     assert.equal(passwordRefusal(policy({}, asked), { user: user({ isActive: false }), verified: true }), 'invalid_credentials');
     assert.deepEqual(asked, ['password'], 'the user is asked about once, after the password was verified');
   });
+
+  it('refuses a service account even a verified password, and local authentication being off does not spare or concern it', () => {
+    const svc = user({ externalAccount: SERVICE_ACCOUNT });
+    assert.equal(passwordRefusal(policy(), { user: svc, verified: true }), 'invalid_credentials');
+    assert.equal(passwordRefusal(policy({ DISABLE_LOCAL_AUTH: true }), { user: svc, verified: true }), 'invalid_credentials');
+  });
+});
+
+describe('service accounts (SPEC §15)', () => {
+  const svc = user({ externalAccount: SERVICE_ACCOUNT });
+
+  it('are refused at every login of a person and accepted with their own credentials', () => {
+    const p = policy({ DISABLE_LOCAL_AUTH: true });
+    assert.equal(p.refusal(svc, 'password'), 'service_account');
+    assert.equal(p.refusal(svc, 'sso'), 'service_account');
+    for (const kind of ['bearer', 'client_credentials', 'refresh_token'] as const) assert.equal(p.refusal(svc, kind), null, kind);
+    assert.equal(p.refusal(user({ externalAccount: SERVICE_ACCOUNT, isActive: false }), 'client_credentials'), 'user_disabled');
+  });
+
+  it('hold tokens whatever ALLOW_OAUTH2_FOR_EXTERNAL_USERS says, unlike SSO users', () => {
+    assert.equal(policy({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false }).mayHoldTokens(svc), true);
+    assert.equal(policy({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false }).mayHoldTokens(user({ externalAccount: 'social' })), false);
+  });
 });
 
 describe('SSO login rule', () => {
@@ -62,6 +85,10 @@ describe('SSO login rule', () => {
     assert.equal(await ssoUsers(sso, asked).resolve(identity, {}), sso);
     assert.equal(await ssoUsers(sso, asked, { DISABLE_LOCAL_AUTH: true }).resolve(identity, {}), sso);
     assert.deepEqual(asked, ['sso', 'sso']);
+  });
+
+  it('refuses a service account, should an identity ever be linked to one', async () => {
+    await assert.rejects(ssoUsers(user({ externalAccount: SERVICE_ACCOUNT }), []).resolve(identity, {}), (err: unknown) => err instanceof SsoFailure && err.code === 'inactive');
   });
 
   it('refuses an inactive linked user', async () => {

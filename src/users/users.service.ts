@@ -8,8 +8,10 @@ import { FieldErrors, NotFound } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { PasswordHasher, UNUSABLE_PASSWORD_PREFIX } from './password-hasher.service';
 import { passwordProblems } from './password-policy';
+import { SERVICE_ACCOUNT } from './account-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
+import { MAX_USERNAME, MAX_SUFFIX_TRIES, USERNAME, withSuffix } from './usernames';
 import { UsersRepository } from './users.repository';
 import { RequestTrace } from '../common/request-context';
 
@@ -24,7 +26,6 @@ export interface UserInput {
   is_active: boolean;
 }
 
-const USERNAME = /^[\p{L}\p{N}@.+\-_]+$/u;
 
 @Injectable()
 export class UsersService {
@@ -92,7 +93,7 @@ export class UsersService {
   }
 
   private async checkUsername(username: string, exceptId?: number): Promise<string | undefined> {
-    if (username.length > 150) return 'Ensure this field has no more than 150 characters.';
+    if (username.length > MAX_USERNAME) return 'Ensure this field has no more than 150 characters.';
     if (!USERNAME.test(username)) {
       return 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
     }
@@ -144,6 +145,21 @@ export class UsersService {
   }
 
   /**
+   * A new external user under the first free name of `base`, `base-2`, `base-3`... (checked without
+   * case, and again by the unique index when two logins race); null when a hundred are taken.
+   */
+  async createWithFreeUsername(base: string, input: Partial<UserInput>, trace: RequestTrace, extra: { externalAccount: string }): Promise<User | null> {
+    for (let n = 1; n <= MAX_SUFFIX_TRIES; n++) {
+      try {
+        return await this.create({ ...input, username: withSuffix(base, n) }, trace, extra);
+      } catch (err) {
+        if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
+      }
+    }
+    return null;
+  }
+
+  /**
    * Applies a validated change. A new password ends the user's other sessions (the caller's own,
    * `keepSessionId`, survives); deactivation ends every session and token.
    */
@@ -153,13 +169,16 @@ export class UsersService {
       const problem = await this.checkUsername(input.username, user.id);
       if (problem) errors.username = [problem];
     }
+    // "$encrypted$" or an empty password keeps the old one (AWX); external users have no local password.
+    const newPassword = input.password !== undefined && input.password !== '' && input.password !== '$encrypted$';
+    // A password would be a way in for an account that only its application's client credentials may use.
+    if (newPassword && user.externalAccount === SERVICE_ACCOUNT) errors.password = ['A service account has no password.'];
     if (Object.keys(errors).length) throw new FieldErrors(errors);
     const changes: Partial<User> = {};
     let passwordChanged = false;
-    // "$encrypted$" or an empty password keeps the old one (AWX); external users have no local password.
-    if (input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !user.externalAccount) {
-      if (!skipPasswordPolicy) this.checkPassword(input.password);
-      changes.password = await this.hasher.hash(input.password);
+    if (newPassword && !user.externalAccount) {
+      if (!skipPasswordPolicy) this.checkPassword(input.password!);
+      changes.password = await this.hasher.hash(input.password!);
       passwordChanged = true;
     }
     if (input.username !== undefined) changes.username = input.username;

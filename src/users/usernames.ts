@@ -1,0 +1,16 @@
+/** Django's username rule, the one the users API enforces: letters, digits and @ . + - _, at most 150 characters. */
+export const USERNAME = /^[\p{L}\p{N}@.+\-_]+$/u;
+export const MAX_USERNAME = 150;
+/** How many of `name`, `name-2`... a new external user tries before giving up. */
+export const MAX_SUFFIX_TRIES = 100;
+
+/** `raw` reduced to the characters a username may hold (an SSO identity's name, an application's name). */
+export function cleanUsername(raw: string | undefined): string {
+  return (raw ?? '').normalize('NFKC').replace(/[^\p{L}\p{N}@.+\-_]/gu, '').slice(0, MAX_USERNAME);
+}
+
+/** The n-th candidate for a name: `base`, then `base-2`, `base-3`..., cut to fit. */
+export function withSuffix(base: string, n: number): string {
+  const suffix = n === 1 ? '' : `-${n}`;
+  return base.slice(0, MAX_USERNAME - suffix.length) + suffix;
+}
