@@ -11,11 +11,13 @@ import { LocalCredentialsService } from '../users/local-credentials.service';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
+import { DEVICE_CODE_GRANT, DeviceCodeGrant } from './device-code-grant';
+import { DeviceCodes } from './device-codes.service';
 import { ExactRedirectCodeGrant, NarrowingRefreshGrant } from './grant-types';
 import { TokenEndpointModel } from './token-endpoint.model';
 import { traceOf } from '../common/request-context';
 
-const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token']);
+const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token', DEVICE_CODE_GRANT]);
 
 export interface TokenResponse {
   body: Record<string, unknown>;
@@ -38,15 +40,20 @@ export class TokenEndpoint {
     private readonly tokens: TokensService,
     private readonly refreshTokens: RefreshTokensService,
     private readonly codes: AuthorizationCodes,
+    private readonly deviceCodes: DeviceCodes,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
       // Public clients authenticate with their id alone; confidential ones are held to their secret in the model.
-      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false },
+      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false, [DEVICE_CODE_GRANT]: false },
       alwaysIssueNewRefreshToken: true,
-      extendedGrantTypes: { authorization_code: ExactRedirectCodeGrant as never, refresh_token: NarrowingRefreshGrant as never },
+      extendedGrantTypes: {
+        authorization_code: ExactRedirectCodeGrant as never,
+        refresh_token: NarrowingRefreshGrant as never,
+        [DEVICE_CODE_GRANT]: DeviceCodeGrant as never,
+      },
     });
   }
 
@@ -68,6 +75,7 @@ export class TokenEndpoint {
         tokens: this.tokens,
         refreshTokens: this.refreshTokens,
         codes: this.codes,
+        deviceCodes: this.deviceCodes,
         transactions: this.transactions,
       },
       clientIp(req),

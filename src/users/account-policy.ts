@@ -9,10 +9,10 @@ export type AccountRefusal = 'user_disabled' | 'local_auth_disabled';
 
 /**
  * Every kind of credential the service accepts; each has one validity rule, and each rule asks the
- * account policy (issue 29): sessions, bearer tokens, refresh tokens, authorization codes, a password
- * (HTTP basic and the login form) and an SSO login.
+ * account policy (issue 29): sessions, bearer tokens, refresh tokens, authorization codes, approved
+ * device codes (RFC 8628), a password (HTTP basic and the login form) and an SSO login.
  */
-export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'password' | 'sso';
+export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'device_code' | 'password' | 'sso';
 
 /** The settings the account policy reads. */
 export interface AccountPolicySettings {
