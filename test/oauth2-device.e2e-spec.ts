@@ -167,7 +167,7 @@ describe('device authorization grant (RFC 8628)', () => {
     assert.match(page.text, /<label for="user_code">Code<\/label>/);
     assert.ok(page.text.includes(`name="user_code" type="text" value="${code.user_code}"`), 'prefilled from ?user_code=');
     assert.match(page.text, /<button type="submit">Continue<\/button>/);
-    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['referrer-policy'], 'same-origin');
     assert.equal(page.headers['x-frame-options'], 'DENY');
     // Before the person decides, the device hears authorization_pending.
     assertError(await poll(code.device_code), 400, 'authorization_pending');

@@ -124,7 +124,9 @@ export class DeviceController {
    * browser, or one whose session ended, goes to the login page and comes back with the code it had.
    */
   private async signedIn(req: Request, res: Response, userCode: string): Promise<Principal | undefined> {
-    res.header('Referrer-Policy', 'no-referrer');
+    // The URL may carry a user code: never sent to another origin. Not `no-referrer`: under it a browser
+    // posts the page's forms with `Origin: null`, which the CSRF check (rightly) refuses.
+    res.header('Referrer-Policy', 'same-origin');
     let endedReason: string | undefined;
     try {
       const user = await this.authenticator.authenticate(req, res, { except: ['bearer'] });
