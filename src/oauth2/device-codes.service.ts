@@ -127,15 +127,18 @@ export class DeviceCodes {
       this.logger.warn({ event: 'device_code_throttled', user_id: userId, client_ip: clientIp, ...trace });
       throw err;
     }
-    let found: DeviceLookup | undefined;
+    let found: DeviceLookup;
     try {
       found = await this.find(typed);
-      return found;
-    } finally {
-      const wrong = !found || 'refused' in found;
-      await Promise.all(reservations.map((r) => (wrong ? this.throttle.failed(r) : this.throttle.released(r))));
-      if (found && 'refused' in found) this.logger.warn({ event: 'device_code_refused', reason: found.refused, user_id: userId, client_ip: clientIp, ...trace });
+    } catch (err) {
+      // The database failed, not the guess: nothing to count.
+      await Promise.all(reservations.map((r) => this.throttle.released(r)));
+      throw err;
     }
+    const wrong = 'refused' in found;
+    await Promise.all(reservations.map((r) => (wrong ? this.throttle.failed(r) : this.throttle.released(r))));
+    if ('refused' in found) this.logger.warn({ event: 'device_code_refused', reason: found.refused, user_id: userId, client_ip: clientIp, ...trace });
+    return found;
   }
 
   private async find(typed: unknown): Promise<DeviceLookup> {
