@@ -14,6 +14,8 @@ export interface SeedCounts {
   /** Refresh tokens and authorization codes of `applicationId`, half of them expired or revoked. */
   refreshTokens?: number;
   codes?: number;
+  /** Device codes (RFC 8628) of `applicationId`, half of them expired a day ago. */
+  deviceCodes?: number;
   applicationId?: number;
   /** Login-throttle counters of other pairs, half of them from a window long past. */
   loginFailures?: number;
@@ -62,6 +64,11 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
       `INSERT INTO oauth2_authorization_code (code_hash, application_id, user_id, redirect_uri, scope, code_challenge, code_challenge_method, expires, used_at, family, created) ` +
       `SELECT ${hash(mysql, `'${salt}c'`, n)}, ${app}, ${userId}, NULL, 'read', NULL, NULL, ${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 600_000))}'`)}, NULL, NULL, ` +
       `${minus(mysql, `'${text(now)}'`, n)} ${from}`,
+    );
+    await insertSequence(db, mysql, counts.deviceCodes ?? 0, (n, from) =>
+      `INSERT INTO oauth2_device_code (device_code_hash, user_code_hash, application_id, scope, state, user_id, poll_interval, polls, last_polled, expires, decided_at, created) ` +
+      `SELECT ${hash(mysql, `'${salt}d'`, n)}, ${hash(mysql, `'${salt}u'`, n)}, ${app}, 'write', 'pending', NULL, 5, 0, NULL, ` +
+      `${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 600_000))}'`)}, NULL, ${minus(mysql, `'${text(now)}'`, n)} ${from}`,
     );
   }
   await insertSequence(db, mysql, counts.loginFailures ?? 0, (n, from) =>

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { Scheduler } from './common/scheduler';
 import { DatabaseHealth } from './database/database-health';
+import { DeviceCodes } from './oauth2/device-codes.service';
 import { SessionSweeper } from './sessions/session-sweeper.service';
 import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.service';
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
@@ -19,6 +20,9 @@ const REVOCATION_CLEANUP_MS = 1000;
 
 /** Expired login-throttle counters are deleted this often. */
 const THROTTLE_SWEEP_MS = 60 * 1000;
+
+/** Device codes expired for an hour are deleted this often (RFC 8628; a batch of 1,000 at a time). */
+const DEVICE_CODE_SWEEP_MS = 60 * 1000;
 
 /**
  * Every background loop of a service node, in one place (the CLI runs none). Each is named, has its
@@ -38,6 +42,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly throttle: LoginThrottle,
     private readonly database: DatabaseHealth,
     private readonly tokenRevocation: TokenRevocationService,
+    private readonly deviceCodes: DeviceCodes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -53,6 +58,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     });
     s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
+    s.every('device-code-sweep', DEVICE_CODE_SWEEP_MS, () => this.deviceCodes.sweep());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());
   }
 }

@@ -4,14 +4,14 @@ import { AuthMetrics } from '../src/common/auth-metrics';
 import { SsoUsers } from '../src/sso/sso-users.service';
 import { AccountPolicy, CredentialKind } from '../src/users/account-policy';
 import { Agent, browserLogin } from './support/browser-login';
-import { hiddenFields, redirectParams, registerApp, RegisteredApp, tokenRequest } from './support/oauth2';
+import { decideDevice, deviceAuthorization, devicePoll, hiddenFields, redirectParams, registerApp, RegisteredApp, tokenRequest } from './support/oauth2';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { NO_REQUEST } from '../src/common/request-context';
 
 const REDIRECT = 'https://app.example.com/cb';
 const ALICE = basic('alice', 'Alice-pass-1');
 const SSO_IDENTITY = { provider: 'oidc:policy', uid: 'subject-1', username: 'sso-user' };
-const KINDS: CredentialKind[] = ['session', 'bearer', 'refresh_token', 'authorization_code', 'password', 'sso', 'client_credentials'];
+const KINDS: CredentialKind[] = ['session', 'bearer', 'refresh_token', 'authorization_code', 'device_code', 'password', 'sso', 'client_credentials'];
 
 const client = (app: RegisteredApp) => ({ clientId: app.clientId, secret: app.clientSecret });
 
@@ -21,6 +21,8 @@ interface Credentials {
   accessToken: string;
   refreshToken: string;
   code: string;
+  /** A device code alice approved on the device page (RFC 8628). */
+  deviceCode: string;
 }
 
 /**
@@ -34,6 +36,7 @@ describe('every credential kind asks the account policy (issue 29)', () => {
   let passwordApp: RegisteredApp;
   let codeApp: RegisteredApp;
   let serviceApp: RegisteredApp;
+  let deviceApp: RegisteredApp;
   const asked = new Set<CredentialKind>();
 
   before(async () => {
@@ -43,6 +46,7 @@ describe('every credential kind asks the account policy (issue 29)', () => {
     passwordApp = await registerApp(t, admin, { name: 'cli', client_type: 'confidential', authorization_grant_type: 'password' });
     codeApp = await registerApp(t, admin, { name: 'web', client_type: 'confidential', authorization_grant_type: 'authorization-code', redirect_uris: REDIRECT });
     serviceApp = await registerApp(t, admin, { name: 'ci', client_type: 'confidential', authorization_grant_type: 'client-credentials' });
+    deviceApp = await registerApp(t, admin, { name: 'tv', client_type: 'public', authorization_grant_type: 'device-code' });
     // The SSO user's first login creates it; later logins find it through its link and ask the policy.
     await t.app.get(SsoUsers).resolve(SSO_IDENTITY, NO_REQUEST);
     const policy = t.app.get(AccountPolicy);
@@ -57,7 +61,10 @@ describe('every credential kind asks the account policy (issue 29)', () => {
   beforeEach(() => asked.clear());
 
   async function credentials(): Promise<Credentials> {
-    const { agent } = await browserLogin(t, 'alice', 'Alice-pass-1');
+    const { agent, csrf } = await browserLogin(t, 'alice', 'Alice-pass-1');
+    const device = await deviceAuthorization(t, { clientId: deviceApp.clientId });
+    assert.equal(device.status, 200, device.text);
+    assert.equal((await decideDevice(agent, csrf, device.body.user_code)).status, 200);
     const grant = await tokenRequest(t, { grant_type: 'password', username: 'alice', password: 'Alice-pass-1', scope: 'read' }, client(passwordApp));
     assert.equal(grant.status, 200, grant.text);
     const consent = t.agent();
@@ -65,7 +72,8 @@ describe('every credential kind asks the account policy (issue 29)', () => {
     assert.equal(page.status, 200, page.text);
     const decided = await consent.post('/api/o/authorize/').type('form').set('Authorization', ALICE).send({ ...hiddenFields(page.text), decision: 'authorize' });
     assert.equal(decided.status, 302, decided.text);
-    return { session: agent, accessToken: grant.body.access_token, refreshToken: grant.body.refresh_token, code: redirectParams(decided.headers.location).get('code')! };
+    const code = redirectParams(decided.headers.location).get('code')!;
+    return { session: agent, accessToken: grant.body.access_token, refreshToken: grant.body.refresh_token, code, deviceCode: device.body.device_code };
   }
 
   /** Uses each credential once; the status each path answered. */
@@ -80,6 +88,7 @@ describe('every credential kind asks the account policy (issue 29)', () => {
       bearer: (await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${c.accessToken}`)).status,
       refresh_token: (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: c.refreshToken }, client(passwordApp))).status,
       authorization_code: (await tokenRequest(t, { grant_type: 'authorization_code', code: c.code, redirect_uri: REDIRECT }, client(codeApp))).status,
+      device_code: (await devicePoll(t, c.deviceCode, { clientId: deviceApp.clientId })).status,
       sso,
       client_credentials: (await tokenRequest(t, { grant_type: 'client_credentials' }, client(serviceApp))).status,
     };
@@ -88,7 +97,7 @@ describe('every credential kind asks the account policy (issue 29)', () => {
   it('asks it once per credential kind, and each credential of an allowed account works', async () => {
     const c = await credentials();
     asked.clear();
-    assert.deepEqual(await useAll(c), { session: 200, password: 200, bearer: 200, refresh_token: 200, authorization_code: 200, sso: 200, client_credentials: 200 });
+    assert.deepEqual(await useAll(c), { session: 200, password: 200, bearer: 200, refresh_token: 200, authorization_code: 200, device_code: 200, sso: 200, client_credentials: 200 });
     assert.deepEqual([...asked].sort(), [...KINDS].sort());
   });
 
@@ -99,12 +108,12 @@ describe('every credential kind asks the account policy (issue 29)', () => {
     await t.settings({ DISABLE_LOCAL_AUTH: true });
     try {
       // An SSO user and a service account are external: local authentication being off does not concern them.
-      assert.deepEqual(await useAll(c), { session: 401, password: 401, bearer: 401, refresh_token: 400, authorization_code: 400, sso: 200, client_credentials: 200 });
+      assert.deepEqual(await useAll(c), { session: 401, password: 401, bearer: 401, refresh_token: 400, authorization_code: 400, device_code: 400, sso: 200, client_credentials: 200 });
     } finally {
       await t.settings({ DISABLE_LOCAL_AUTH: false });
     }
     const now = await counted();
-    for (const kind of ['session', 'bearer', 'refresh_token', 'authorization_code', 'password'] as const) {
+    for (const kind of ['session', 'bearer', 'refresh_token', 'authorization_code', 'device_code', 'password'] as const) {
       assert.ok((now[kind] ?? 0) > (before[kind] ?? 0), `no refusal counted for ${kind}: ${JSON.stringify(now)}`);
     }
   });

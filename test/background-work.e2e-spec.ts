@@ -20,6 +20,7 @@ describe('background loops', () => {
       t.app.get(Scheduler).list().sort((a, b) => a.name.localeCompare(b.name)),
       [
         { name: 'database-probe', periodMs: 1000 },
+        { name: 'device-code-sweep', periodMs: 60000 },
         { name: 'last-used-flush', periodMs: 15000 },
         { name: 'revocation-cleanup', periodMs: 1000 },
         { name: 'session-sweep', periodMs: 60000 },

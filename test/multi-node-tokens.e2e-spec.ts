@@ -4,6 +4,8 @@ import request from 'supertest';
 import { basic } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-db';
 import { spawnServices, ServiceProcess } from './support/service-process';
+import { cookieValue } from './support/browser-login';
+import { decideDevice, DEVICE_CODE_GRANT } from './support/oauth2';
 
 const bearer = (token: string) => `Bearer ${token}`;
 
@@ -57,6 +59,31 @@ describe('tokens across two service processes on one database', () => {
     await request(a.url).patch(`/api/v2/users/${aliceId}/`).set('Authorization', admin).send({ is_active: false }).expect(200);
     await request(b.url).get('/api/v2/me/').set('Authorization', bearer(second)).expect(401);
     await request(a.url).patch(`/api/v2/users/${aliceId}/`).set('Authorization', admin).send({ is_active: true }).expect(200);
+  });
+
+  it('a device code approved on node A is redeemed on node B exactly once (RFC 8628)', async () => {
+    const app = await request(a.url).post('/api/v2/applications/').set('Authorization', admin)
+      .send({ name: 'tv', client_type: 'public', authorization_grant_type: 'device-code' }).expect(201);
+    const device = await request(b.url).post('/api/o/device_authorization/').type('form').send({ client_id: app.body.client_id }).expect(200);
+    const poll = (node: ServiceProcess) =>
+      request(node.url).post('/api/o/token/').type('form').send({ grant_type: DEVICE_CODE_GRANT, device_code: device.body.device_code, client_id: app.body.client_id });
+    assert.equal((await poll(b).expect(400)).body.error, 'authorization_pending');
+    // Alice signs in on node A and approves there.
+    const browser = request.agent(a.url);
+    const loginPage = await browser.get('/api/login/').expect(200);
+    const login = await browser.post('/api/login/').set('X-CSRFToken', cookieValue(loginPage.headers['set-cookie'], 'csrftoken')!)
+      .set('Referer', `${a.url}/api/login/`).type('form').send({ username: 'alice', password: 'Alice-pass-1' }).expect(302);
+    const approved = await decideDevice(browser, cookieValue(login.headers['set-cookie'], 'csrftoken')!, device.body.user_code);
+    assert.equal(approved.status, 200, approved.text);
+    assert.match(approved.text, /Device connected/);
+    // Two polls race on node B: one token; then neither node issues another.
+    const answers = await Promise.all([poll(b), poll(b)]);
+    const won = answers.filter((r) => r.status === 200);
+    assert.equal(won.length, 1, answers.map((r) => r.text).join('\n'));
+    assert.deepEqual(answers.filter((r) => r.status !== 200).map((r) => [r.status, r.body.error]), [[400, 'invalid_grant']]);
+    for (const node of [a, b]) assert.equal((await poll(node).expect(400)).body.error, 'invalid_grant');
+    const me = await request(a.url).get('/api/v2/me/').set('Authorization', bearer(won[0].body.access_token)).expect(200);
+    assert.equal(me.body.results[0].username, 'alice');
   });
 
   it('a refresh token rotated on node A and replayed on node B revokes the family everywhere', async () => {

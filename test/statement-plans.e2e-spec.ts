@@ -5,6 +5,7 @@ import { seedRows } from '../bench/seed-rows';
 import { CLEANUP_BATCH } from '../src/users/revocation-jobs';
 import { limitedStatement, PlannedStatement } from '../src/database/batch-statements';
 import { SessionsRepository } from '../src/sessions/sessions.repository';
+import { DeviceCodesRepository } from '../src/tokens/device-codes.repository';
 import { TokensRepository } from '../src/tokens/tokens.repository';
 import { UsersRepository } from '../src/users/users.repository';
 import { planProblems } from './support/statement-plans';
@@ -17,7 +18,7 @@ import { TEST_DB } from './support/test-db';
  * statements are the repositories' own (each lists what it runs periodically), so a new one is
  * checked as soon as it is listed. Two statements written wrong prove that the check sees it.
  */
-const TABLES = ['user_session', 'oauth2_access_token', 'oauth2_refresh_token', 'oauth2_authorization_code', 'login_failure', 'oauth2_token_family'];
+const TABLES = ['user_session', 'oauth2_access_token', 'oauth2_refresh_token', 'oauth2_authorization_code', 'oauth2_device_code', 'login_failure', 'oauth2_token_family'];
 
 describe(`periodic statements are planned by an index at 100,000 rows (issue 29) [${TEST_DB}]`, () => {
   let t: TestApp;
@@ -37,7 +38,7 @@ describe(`periodic statements are planned by an index at 100,000 rows (issue 29)
     const [{ id: applicationId }] = (await ds.query("SELECT id FROM oauth2_application WHERE client_id = 'plans-client'")) as { id: number }[];
     await seedRows(ds, TEST_DB === 'mysql', userId, {
       liveSessions: 60_000, expiredSessions: 30_000, endedSessions: 10_000, tokens: 100_000,
-      applicationId: Number(applicationId), refreshTokens: 100_000, codes: 100_000, loginFailures: 100_000,
+      applicationId: Number(applicationId), refreshTokens: 100_000, codes: 100_000, deviceCodes: 100_000, loginFailures: 100_000,
     }, now);
     if (TEST_DB === 'mysql') await ds.query(`ANALYZE TABLE ${TABLES.join(', ')}`);
     else await ds.query('ANALYZE');
@@ -50,12 +51,13 @@ describe(`periodic statements are planned by an index at 100,000 rows (issue 29)
       ...t.app.get(SessionsRepository).periodicStatements(sample),
       ...t.app.get(TokensRepository).periodicStatements(sample),
       ...t.app.get(UsersRepository).periodicStatements(sample),
+      ...t.app.get(DeviceCodesRepository).periodicStatements(sample),
     ];
   }
 
-  it('lists the periodic statements of sessions, tokens and the login throttle', () => {
+  it('lists the periodic statements of sessions, tokens, device codes and the login throttle', () => {
     const names = statements().map((s) => s.name);
-    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i]) {
+    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i, /device-code sweep/]) {
       assert.ok(names.some((n) => expected.test(n)), `no statement named like ${expected}: ${names.join(', ')}`);
     }
   });

@@ -5,7 +5,9 @@ export interface ConsentPage {
   username: string;
   scope: string;
   csrfToken: string;
-  /** The authorization request, posted back unchanged with the decision. */
+  /** Where the decision is posted: the authorization endpoint, or the device page. */
+  action: '/api/o/authorize/' | '/api/o/device/';
+  /** The request being decided, posted back unchanged with the decision. */
   parameters: Record<string, string>;
 }
 
@@ -23,7 +25,7 @@ export function renderConsentPage(p: ConsentPage): string {
     `<main class="consent"><h1>Authorize ${escapeHtml(p.applicationName)}?</h1>
 <p>The application <strong>${escapeHtml(p.applicationName)}</strong> asks for ${access} access (scope <code>${escapeHtml(p.scope)}</code>)
 to the API as <strong>${escapeHtml(p.username)}</strong>.</p>
-<form method="post" action="/api/o/authorize/">
+<form method="post" action="${p.action}">
   <input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(p.csrfToken)}">
 ${hidden}
   <button type="submit" name="decision" value="authorize">Authorize</button>

@@ -39,7 +39,7 @@ export class AuthorizeController {
       for (const name of AUTHORIZATION_PARAMETERS) if (typeof params[name] === 'string') parameters[name] = params[name] as string;
       const csrfToken = this.csrf.ensureCookie(req, res);
       res.code(200).type('text/html; charset=utf-8').send(
-        renderConsentPage({ applicationName: request.application.name, username: user.user.username, scope: request.scope, csrfToken, parameters }),
+        renderConsentPage({ applicationName: request.application.name, username: user.user.username, scope: request.scope, csrfToken, action: '/api/o/authorize/', parameters }),
       );
     });
   }

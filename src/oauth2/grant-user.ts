@@ -1,5 +1,6 @@
 import type { User } from '../users/user.entity';
 import type { AuthorizationCode } from '../tokens/authorization-code.entity';
+import type { DeviceCode } from '../tokens/device-code.entity';
 import type { RefreshToken } from '../tokens/refresh-token.entity';
 
 /**
@@ -13,6 +14,8 @@ export interface GrantUser {
   family?: string;
   /** Refresh grant: the token being rotated; the new one inherits its family and start. */
   refreshToken?: RefreshToken;
+  /** Device grant: the approved code, redeemed in the transaction that saves the tokens. */
+  deviceCode?: DeviceCode;
   /** Authorization request: whether it named a redirect URI (then the token request must repeat it). */
   redirectUriGiven?: boolean;
 }

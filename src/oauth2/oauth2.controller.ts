@@ -21,7 +21,14 @@ export class OAuth2Controller {
   @Public()
   @Get()
   index() {
-    return { authorize: '/api/o/authorize/', token: '/api/o/token/', revoke_token: '/api/o/revoke_token/', introspect: '/api/o/introspect/' };
+    return {
+      authorize: '/api/o/authorize/',
+      token: '/api/o/token/',
+      revoke_token: '/api/o/revoke_token/',
+      introspect: '/api/o/introspect/',
+      device_authorization: '/api/o/device_authorization/',
+      device: '/api/o/device/',
+    };
   }
 
   @Public()

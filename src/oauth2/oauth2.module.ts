@@ -8,6 +8,9 @@ import { UsersModule } from '../users/users.module';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeEndpoint } from './authorize-endpoint.service';
+import { DeviceAuthorizationEndpoint } from './device-authorization-endpoint.service';
+import { DeviceCodes } from './device-codes.service';
+import { DeviceController } from './device.controller';
 import { OAuth2Controller } from './oauth2.controller';
 import { RevocationEndpoint } from './revocation-endpoint.service';
 import { IntrospectionEndpoint } from './introspection-endpoint.service';
@@ -16,13 +19,14 @@ import { TokenEndpoint } from './token-endpoint.service';
 /** The OAuth 2 provider endpoints under `/api/o/` (SPEC §5), built on the tokens module. */
 @Module({
   imports: [TokensModule, SessionsModule, UsersModule, SettingsModule],
-  controllers: [OAuth2Controller, AuthorizeController],
-  providers: [AuthorizationCodes, TokenEndpoint, RevocationEndpoint, IntrospectionEndpoint, AuthorizeEndpoint],
+  controllers: [OAuth2Controller, AuthorizeController, DeviceController],
+  providers: [AuthorizationCodes, DeviceCodes, TokenEndpoint, RevocationEndpoint, IntrospectionEndpoint, AuthorizeEndpoint, DeviceAuthorizationEndpoint],
+  exports: [DeviceCodes],
 })
 export class OAuth2Module implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    refuseWhenOAuth2Disabled(consumer, this.config, OAuth2Controller, AuthorizeController);
+    refuseWhenOAuth2Disabled(consumer, this.config, OAuth2Controller, AuthorizeController, DeviceController);
   }
 }

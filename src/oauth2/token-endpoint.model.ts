@@ -22,6 +22,8 @@ import { LocalCredentialsService } from '../users/local-credentials.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodeRefusal, AuthorizationCodes } from './authorization-codes.service';
+import type { DeviceGrant } from './device-code-grant';
+import { DeviceCodes } from './device-codes.service';
 import { GrantUser } from './grant-user';
 import { RequestTrace } from '../common/request-context';
 
@@ -32,6 +34,7 @@ export interface TokenEndpointDeps {
   tokens: TokensService;
   refreshTokens: RefreshTokensService;
   codes: AuthorizationCodes;
+  deviceCodes: DeviceCodes;
   transactions: Transactions;
   policy: AccountPolicy;
 }
@@ -143,6 +146,10 @@ export class TokenEndpointModel {
         if (user.code && !(await this.deps.codes.lockUnreplayed(user.code.id, manager))) {
           throw new InvalidGrantError('Invalid grant: authorization code has already been used');
         }
+        // RFC 8628: an approved device code issues once; the loser of a race (any node) gets nothing.
+        if (user.deviceCode && !(await this.deps.deviceCodes.redeem(user.deviceCode, manager))) {
+          throw new InvalidGrantError('Invalid grant: device code is invalid');
+        }
         // A request that raced a reuse of its refresh token gets nothing once the family is revoked (SPEC §5).
         if (options.family && (await this.deps.refreshTokens.familyRevoked(manager, options.family))) {
           throw new InvalidGrantError('Invalid grant: refresh token is invalid');
@@ -222,6 +229,21 @@ export class TokenEndpointModel {
       if (!requested || !requested.every((s) => granted.includes(s))) throw new InvalidScopeError('Invalid scope: Unable to add extra scopes');
     }
     return { refreshToken: secret, scope: granted, client: { id: app.clientId, grants: grantsOf(app) }, user: { entity: user, refreshToken: token } satisfies GrantUser };
+  }
+
+  /**
+   * A poll of the device grant (RFC 8628 §3.5): what DeviceCodes.poll answers, and for an approved code
+   * the approving user once the code's rule (DeviceCodes.validate) accepts it; a refusal is `invalid_grant`.
+   */
+  async pollDeviceCode(secret: string, client: OAuthClient): Promise<DeviceGrant> {
+    const poll = await this.deps.deviceCodes.poll(secret, client.application);
+    if (poll.answer !== 'approved') return poll;
+    const code = poll.code;
+    const [user, systemCutoff] = await Promise.all([code.userId ? this.deps.users.findById(code.userId) : null, this.deps.tokens.systemCutoff()]);
+    const refusal = this.deps.deviceCodes.validate(code, client.application, user, systemCutoff);
+    if (refusal === 'expired') return { answer: 'expired_token' };
+    if (refusal || !user) return { answer: 'invalid_grant' };
+    return { answer: 'approved', user: { entity: user, deviceCode: code }, scope: code.scope.split(' ') };
   }
 
   /** The application and the user a stored grant names, either null when gone. */

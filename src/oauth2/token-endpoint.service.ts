@@ -12,10 +12,12 @@ import { UsersService } from '../users/users.service';
 import { AccountPolicy } from '../users/account-policy';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
+import { DEVICE_CODE_GRANT, DeviceCodeGrant } from './device-code-grant';
+import { DeviceCodes } from './device-codes.service';
 import { TokenEndpointModel } from './token-endpoint.model';
 import { traceOf } from '../common/request-context';
 
-const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token', 'client_credentials']);
+const SUPPORTED_GRANTS = new Set(['password', 'authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT]);
 
 export interface TokenResponse {
   body: Record<string, unknown>;
@@ -38,6 +40,7 @@ export class TokenEndpoint {
     private readonly tokens: TokensService,
     private readonly refreshTokens: RefreshTokensService,
     private readonly codes: AuthorizationCodes,
+    private readonly deviceCodes: DeviceCodes,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly policy: AccountPolicy,
@@ -46,8 +49,9 @@ export class TokenEndpoint {
       model: {} as never, // a model per request: see handle()
       // Public clients authenticate with their id alone; confidential ones are held to their secret in the model.
       // Client credentials are nothing but client authentication (RFC 6749 §4.4), so the secret is required.
-      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false, client_credentials: true },
+      requireClientAuthentication: { password: false, authorization_code: false, refresh_token: false, client_credentials: true, [DEVICE_CODE_GRANT]: false },
       alwaysIssueNewRefreshToken: true,
+      extendedGrantTypes: { [DEVICE_CODE_GRANT]: DeviceCodeGrant as never },
     });
   }
 
@@ -69,6 +73,7 @@ export class TokenEndpoint {
         tokens: this.tokens,
         refreshTokens: this.refreshTokens,
         codes: this.codes,
+        deviceCodes: this.deviceCodes,
         transactions: this.transactions,
         policy: this.policy,
       },

@@ -11,6 +11,7 @@ export const SECRET_PREFIX = {
   refreshToken: 'svcr_',
   clientSecret: 'svcs_',
   authorizationCode: 'svcc_',
+  deviceCode: 'svcd_',
 } as const;
 
 export type SecretKind = keyof typeof SECRET_PREFIX;

@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AccessToken } from './access-token.entity';
 import { Application } from './application.entity';
 import { AuthorizationCode } from './authorization-code.entity';
+import { DeviceCode } from './device-code.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { RevocationCutoff } from './revocation-cutoff.entity';
 import { SettingsModule } from '../settings/settings.module';
@@ -12,6 +13,7 @@ import { ApplicationsController } from './applications.controller';
 import { ApplicationsRepository } from './applications.repository';
 import { ApplicationsService } from './applications.service';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
+import { DeviceCodesRepository } from './device-codes.repository';
 import { BearerStrategy } from './bearer.strategy';
 import { LastUsedBuffer } from './last-used.buffer';
 import { refuseWhenOAuth2Disabled } from './oauth2-disabled.middleware';
@@ -24,13 +26,13 @@ import { TokensService } from './tokens.service';
 
 /** Personal and application tokens, applications, bearer authentication (seed §5.3, SPEC §5). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, RevocationCutoff]), UsersModule, SettingsModule],
+  imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, DeviceCode, RevocationCutoff]), UsersModule, SettingsModule],
   controllers: [TokensController, ApplicationsController],
   providers: [
-    TokensRepository, AuthorizationCodesRepository, ApplicationsRepository,
+    TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository, ApplicationsRepository,
     TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy,
   ],
-  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository, AuthorizationCodesRepository],
+  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository],
 })
 export class TokensModule implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

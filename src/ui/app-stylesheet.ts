@@ -70,13 +70,15 @@ button:disabled { opacity: .6; cursor: default; }
 .hint { color: var(--muted); margin: 0 0 1rem; }
 .empty { color: var(--muted); font-style: italic; }
 
-/* Login */
-.login {
+/* Login, and the OAuth 2 pages (consent, device code) on the same card */
+.login, .consent {
   max-width: 24rem; margin: 10vh auto 2rem; padding: 2rem;
   background: var(--paper); border: 1px solid var(--line); border-radius: 10px;
   box-shadow: 0 1px 3px rgba(27, 31, 36, .08);
 }
-.login h1 { text-align: center; margin-bottom: 1.25rem; }
+.login h1, .consent h1 { text-align: center; margin-bottom: 1.25rem; }
+.consent form { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
+.consent form label, .consent form input[type=text] { flex: 1 1 100%; }
 .login form button { width: 100%; margin-top: 1.25rem; }
 .sso { margin-top: 1.5rem; border-top: 1px solid var(--line); padding-top: 1rem; }
 .sso h2 { font-size: 1rem; color: var(--muted); text-align: center; }

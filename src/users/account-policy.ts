@@ -12,10 +12,10 @@ export const SERVICE_ACCOUNT = 'service';
 
 /**
  * Every kind of credential the service accepts; each has one validity rule, and each rule asks the
- * account policy (issue 29): sessions, bearer tokens, refresh tokens, authorization codes, a password
- * (HTTP basic and the login form) and an SSO login.
+ * account policy (issue 29): sessions, bearer tokens, refresh tokens, authorization codes, approved
+ * device codes (RFC 8628), a password (HTTP basic and the login form) and an SSO login.
  */
-export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'password' | 'sso' | 'client_credentials';
+export type CredentialKind = 'session' | 'bearer' | 'refresh_token' | 'authorization_code' | 'device_code' | 'password' | 'sso' | 'client_credentials';
 
 /**
  * The logins that prove a person: a service account may use none of them (SPEC §15). Sessions and

@@ -72,6 +72,14 @@ export class LoginThrottle {
     return this.repository.recordSuccess(reservation.id, reservation.windowStart, reservation.failuresBefore);
   }
 
+  /**
+   * The attempt ends without a verdict on a password (a device user code that was right proves nothing
+   * about the guesses before it): one fewer pending, no failure forgiven.
+   */
+  released(reservation: Reservation): Promise<void> {
+    return this.repository.recordSuccess(reservation.id, reservation.windowStart, 0);
+  }
+
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
   admitKnownGood(row: ThrottleRow | null): Awaitable<void> {
     if (!row || row.failures <= 0 || this.windowOver(row)) return;

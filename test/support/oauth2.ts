@@ -63,3 +63,34 @@ export function secretsInLogs(t: TestApp, secrets: string[]): string[] {
   const joined = t.logs.join('\n');
   return secrets.filter((s) => s && joined.includes(s));
 }
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** POST /api/o/device_authorization/ (RFC 8628 §3.1), client authentication as tokenRequest does it. */
+export function deviceAuthorization(t: TestApp, client: { clientId: string; secret?: string }, form: Record<string, string> = {}) {
+  const req = t.http().post('/api/o/device_authorization/').type('form');
+  if (client.secret !== undefined) req.set('Authorization', clientBasic(client.clientId, client.secret));
+  else form = { client_id: client.clientId, ...form };
+  return req.send(form);
+}
+
+/** The device's poll of the token endpoint (RFC 8628 §3.4). */
+export function devicePoll(t: TestApp, deviceCode: string, client: { clientId: string; secret?: string }) {
+  return tokenRequest(t, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode }, client);
+}
+
+interface FormAgent {
+  post(url: string): import('supertest').Test;
+}
+
+/**
+ * What a signed-in person does on /api/o/device/: types the code (the form posted with the CSRF header
+ * as the page's script-free form would send its hidden field), then presses Authorize or Deny on the
+ * consent page. Returns the last answer.
+ */
+export async function decideDevice(agent: FormAgent, csrf: string, userCode: string, decision: 'authorize' | 'deny' = 'authorize') {
+  const consent = await agent.post('/api/o/device/').type('form').send({ csrfmiddlewaretoken: csrf, user_code: userCode });
+  assert.equal(consent.status, 200, consent.text);
+  assert.match(consent.text, /action="\/api\/o\/device\/"/);
+  return agent.post('/api/o/device/').type('form').send({ ...hiddenFields(consent.text), decision });
+}
