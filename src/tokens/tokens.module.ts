@@ -13,11 +13,14 @@ import { ApplicationsRepository } from './applications.repository';
 import { ApplicationsService } from './applications.service';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { BearerStrategy } from './bearer.strategy';
+import { ExpiringTokensRepository } from './expiring-tokens.repository';
 import { LastUsedBuffer } from './last-used.buffer';
 import { refuseWhenOAuth2Disabled } from './oauth2-disabled.middleware';
 import { RefreshTokensService } from './refresh-tokens.service';
 import { TokenResources } from './token-resources.service';
+import { TokenExpiryNotices } from './token-expiry-notices.service';
 import { TokenRevocationService } from './token-revocation.service';
+import { TokenRotationService } from './token-rotation.service';
 import { TokensController } from './tokens.controller';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
@@ -27,10 +30,14 @@ import { TokensService } from './tokens.service';
   imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, RevocationCutoff]), UsersModule, SettingsModule],
   controllers: [TokensController, ApplicationsController],
   providers: [
-    TokensRepository, AuthorizationCodesRepository, ApplicationsRepository,
-    TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy,
+    TokensRepository, AuthorizationCodesRepository, ApplicationsRepository, ExpiringTokensRepository,
+    TokensService, TokenRevocationService, TokenRotationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, TokenResources,
+    LastUsedBuffer, BearerStrategy,
   ],
-  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository, AuthorizationCodesRepository],
+  exports: [
+    TokensService, TokenRevocationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository,
+    AuthorizationCodesRepository,
+  ],
 })
 export class TokensModule implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
