@@ -8,6 +8,7 @@ import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.se
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
 import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
+import { TokenExpiryNotices } from './tokens/token-expiry-notices.service';
 import { TokenRevocationService } from './tokens/token-revocation.service';
 import { LoginThrottle } from './users/login-throttle.service';
 import { NO_REQUEST } from './common/request-context';
@@ -23,6 +24,9 @@ const THROTTLE_SWEEP_MS = 60 * 1000;
 
 /** Device codes expired for an hour are deleted this often (RFC 8628; a batch of 1,000 at a time). */
 const DEVICE_CODE_SWEEP_MS = 60 * 1000;
+
+/** Tokens entering TOKEN_EXPIRY_WARNING_SECONDS are claimed and logged (`token_expiring`) this often. */
+const TOKEN_EXPIRY_NOTICE_MS = 60 * 1000;
 
 /**
  * Every background loop of a service node, in one place (the CLI runs none). Each is named, has its
@@ -43,6 +47,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly database: DatabaseHealth,
     private readonly tokenRevocation: TokenRevocationService,
     private readonly deviceCodes: DeviceCodes,
+    private readonly tokenExpiry: TokenExpiryNotices,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -59,6 +64,8 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
     s.every('device-code-sweep', DEVICE_CODE_SWEEP_MS, () => this.deviceCodes.sweep());
+    // Each token once across every node: a pass claims its tokens with one UPDATE before logging them.
+    if (this.config.oauth2ProviderEnabled) s.every('token-expiry-notices', TOKEN_EXPIRY_NOTICE_MS, () => this.tokenExpiry.noticeExpiring());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());
   }
 }

@@ -28,6 +28,7 @@ describe('background loops', () => {
         { name: 'settings-refresh', periodMs: 400 },
         { name: 'sso-state-sweep', periodMs: 60000 },
         { name: 'throttle-sweep', periodMs: 60000 },
+        { name: 'token-expiry-notices', periodMs: 60000 },
       ],
     );
   });

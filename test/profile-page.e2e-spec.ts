@@ -38,6 +38,8 @@ describe('profile page (GET /accounts/profile/)', () => {
     assert.match(res.text, /<button type="submit">Create token<\/button>/);
     assert.match(res.text, /<th scope="col">Last used<\/th><th scope="col">Expires<\/th>/);
     assert.match(res.text, /data-session-timeout="1800"/);
+    // SPEC §15: the Tokens tab marks tokens within TOKEN_EXPIRY_WARNING_SECONDS, measured on the server's clock.
+    assert.match(res.text, /data-token-expiry-warning="604800" data-server-time="\d{4}-\d\d-\d\dT[\d:.]+Z"/);
   });
 
   it('the Log out button logs out (POST with the CSRF token) and lands on the login page', async () => {
@@ -61,6 +63,7 @@ describe('profile page (GET /accounts/profile/)', () => {
     const hidden = await t.http().get('/accounts/profile/').set('Cookie', cookie).expect(200);
     assert.doesNotMatch(hidden.text, TOKENS_TAB);
     assert.doesNotMatch(hidden.text, /Create token/);
+    assert.doesNotMatch(hidden.text, /data-token-expiry-warning/);
     assert.match(hidden.text, SESSIONS_TAB);
     assert.match(hidden.text, /Single sign-on \(social\)/);
     await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });

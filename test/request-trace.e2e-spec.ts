@@ -7,7 +7,7 @@ import { cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 
 /** Events the background loops write: they belong to no request, so they carry no request id. */
-const BACKGROUND = new Set(['sessions_swept', 'revocation_cleaned', 'tokens_cleared', 'background_loop_failed', 'last_used_flush_failed', 'session_watch_failed']);
+const BACKGROUND = new Set(['sessions_swept', 'revocation_cleaned', 'tokens_cleared', 'background_loop_failed', 'last_used_flush_failed', 'session_watch_failed', 'token_expiring']);
 
 /**
  * SPEC §1: a request's X-API-Request-Id is on every log line written while serving it. The id travels

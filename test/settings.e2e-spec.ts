@@ -34,6 +34,8 @@ describe('runtime settings (SPEC §9)', () => {
       LOGIN_FAILURES_ALLOWED: 5,
       LOGIN_FAILURE_WINDOW: 900,
       ALLOW_METRICS_FOR_ANONYMOUS_USERS: false,
+      TOKEN_MAX_LIFETIME_SECONDS: 0,
+      TOKEN_EXPIRY_WARNING_SECONDS: 604800,
     });
   });
 

@@ -16,7 +16,7 @@ describe('token management commands', () => {
   let ds: DataSource;
   let env: Record<string, string>;
   const printed: string[] = [];
-  let app: { clientId: string; secret?: string };
+  let app: { id: number; clientId: string; secret?: string };
 
   const manage = (args: string[]) => {
     const res = runManage(args, env);
@@ -36,7 +36,7 @@ describe('token management commands', () => {
     await t.createUser('alice', 'Alice-pass-1');
     await t.createUser('bob', 'Bob-pass-1');
     const registered = await registerApp(t, basic('alice', 'Alice-pass-1'), { client_type: 'confidential', authorization_grant_type: 'password' });
-    app = { clientId: registered.clientId, secret: registered.clientSecret };
+    app = { id: registered.id, clientId: registered.clientId, secret: registered.clientSecret };
   });
   after(() => t.close());
 
@@ -67,6 +67,78 @@ describe('token management commands', () => {
       assert.match(res.stderr, message);
       assert.equal(res.stderr.trim().split('\n').length, 1);
     }
+  });
+
+  it('create_oauth2_token --expires-in sets the lifetime, validated like expires_in of the API and capped by the policy', async () => {
+    const lifetime = async (token: string) => {
+      const [row] = await ds.query('SELECT created, expires FROM oauth2_access_token WHERE token_hash = ?', [createHash('sha256').update(token).digest('hex')]);
+      const date = (v: unknown) => (v instanceof Date ? v : new Date(`${String(v).replace(' ', 'T')}Z`));
+      return (date(row.expires).getTime() - date(row.created).getTime()) / 1000;
+    };
+    const short = manage(['create_oauth2_token', '--user', 'alice', '--expires-in', '600']);
+    assert.equal(short.status, 0, short.stderr);
+    assert.equal(await lifetime(short.stdout.trim()), 600);
+    await t.http().get('/api/v2/me/').set('Authorization', bearer(short.stdout.trim())).expect(200);
+    const cases: [string, RegExp][] = [
+      ['59', /--expires-in: Ensure this value is greater than or equal to 60\./],
+      ['soon', /--expires-in: A valid integer is required\./],
+      ['1.5', /--expires-in: A valid integer is required\./],
+      ['31536000001', /--expires-in: Ensure this value is less than or equal to 31536000000\./],
+    ];
+    for (const [value, message] of cases) {
+      const res = manage(['create_oauth2_token', '--user', 'alice', '--expires-in', value]);
+      assert.equal(res.status, 1, value);
+      assert.match(res.stderr, message);
+      assert.equal(res.stderr.trim().split('\n').length, 1);
+      assert.equal(res.stdout, '', 'no token printed');
+    }
+    await t.settings({ TOKEN_MAX_LIFETIME_SECONDS: 3600 });
+    try {
+      const above = manage(['create_oauth2_token', '--user', 'alice', '--expires-in', '3601']);
+      assert.equal(above.status, 1);
+      assert.match(above.stderr, /--expires-in: Ensure this value is less than or equal to 3600\./);
+      const capped = manage(['create_oauth2_token', '--user', 'alice']);
+      assert.equal(capped.status, 0, capped.stderr);
+      assert.equal(await lifetime(capped.stdout.trim()), 3600, 'the default lifetime, capped');
+    } finally {
+      await t.settings({ TOKEN_MAX_LIFETIME_SECONDS: 0 });
+    }
+  });
+
+  it('list_expiring_tokens lists the tokens expiring within the window (id, user, application, expires), never a secret', async () => {
+    const soon = manage(['create_oauth2_token', '--user', 'bob', '--expires-in', '3600']).stdout.trim();
+    const notSoon = manage(['create_oauth2_token', '--user', 'bob']).stdout.trim();
+    const appToken = await t.http().post('/api/v2/tokens/').set('Authorization', basic('alice', 'Alice-pass-1'))
+      .send({ application: app.id, expires_in: 7200 }).expect(201);
+    printed.push(appToken.body.token);
+    const idOf = async (token: string) =>
+      Number((await ds.query('SELECT id FROM oauth2_access_token WHERE token_hash = ?', [createHash('sha256').update(token).digest('hex')]))[0].id);
+    const [soonId, notSoonId] = [await idOf(soon), await idOf(notSoon)];
+    const res = manage(['list_expiring_tokens']);
+    assert.equal(res.status, 0, res.stderr);
+    const lines = res.stdout.trim().split('\n').map((l) => l.split('\t'));
+    assert.deepEqual(lines[0], ['id', 'user', 'application', 'expires']);
+    const soonLine = lines.find((l) => l[0] === String(soonId));
+    assert.ok(soonLine, res.stdout);
+    assert.equal(soonLine![1], 'bob');
+    assert.equal(soonLine![2], '-');
+    assert.match(soonLine![3], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const appLine = lines.find((l) => l[0] === String(appToken.body.id));
+    assert.deepEqual(appLine, [String(appToken.body.id), 'alice', 'app', appToken.body.expires]);
+    assert.ok(!lines.some((l) => l[0] === String(notSoonId)), 'a token with a thousand years left is not listed');
+    const order = lines.slice(1).map((l) => Date.parse(l[3]));
+    assert.deepEqual(order, [...order].sort((a, b) => a - b), 'soonest first');
+    assert.ok(!/svc[pacrs]_/.test(res.stdout + res.stderr), 'no secret');
+    const narrow = manage(['list_expiring_tokens', '--within', '60']);
+    assert.equal(narrow.status, 0, narrow.stderr);
+    assert.equal(narrow.stdout, 'id\tuser\tapplication\texpires\n');
+    const wide = manage(['list_expiring_tokens', '--within', '31536000000']);
+    assert.ok(wide.stdout.split('\n').some((l) => l.startsWith(`${notSoonId}\t`)));
+    const bad = manage(['list_expiring_tokens', '--within', 'week']);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--within must be a whole number of seconds/);
+    // Its grant (and refresh token) goes, so the revocation counts below are alice's password grants alone.
+    await t.http().delete(`/api/v2/tokens/${appToken.body.id}/`).set('Authorization', basic('alice', 'Alice-pass-1')).expect(204);
   });
 
   it("revoke_oauth2_tokens --user revokes that user's access tokens; --all also their refresh tokens", async () => {

@@ -13,7 +13,7 @@ import { NO_REQUEST } from '../src/common/request-context';
 
 const FIELDS = [
   'id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'description', 'user', 'token',
-  'refresh_token', 'application', 'expires', 'scope', 'last_used',
+  'refresh_token', 'application', 'expires', 'scope', 'last_used', 'last_used_ip',
 ];
 const SCOPE_MESSAGE = "Must be a simple space-separated string with allowed scopes ['read', 'write'].";
 const bearer = (token: string) => `Bearer ${token}`;
@@ -218,19 +218,23 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.http().get('/api/v2/me/').set('Authorization', bearer(b1.token)).expect(401);
   });
 
-  it('keeps last_used without a database write per request, and shows it at once on this node', async () => {
+  it('keeps last_used and last_used_ip without a database write per request, and shows them at once on this node', async () => {
     const created = await createToken(alice);
+    assert.equal(created.last_used_ip, null);
     t.clock.advance(5);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(created.token)).expect(200);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(created.token)).expect(200);
-    const [row] = await ds.query('SELECT last_used FROM oauth2_access_token WHERE id = ?', [created.id]);
+    const [row] = await ds.query('SELECT last_used, last_used_ip FROM oauth2_access_token WHERE id = ?', [created.id]);
     assert.equal(row.last_used, null, 'no write on the request path');
+    assert.equal(row.last_used_ip, null, 'no write on the request path');
     const shown = await t.http().get(`/api/v2/tokens/${created.id}/`).set('Authorization', alice).expect(200);
     assert.ok(shown.body.last_used, 'the pending stamp is shown');
     assert.ok(Date.parse(shown.body.last_used) >= Date.parse(created.created) + 5000);
+    assert.equal(shown.body.last_used_ip, '127.0.0.1', 'the pending address is shown');
     assert.ok((await t.app.get(LastUsedBuffer).flush()) >= 1, 'one batched write');
-    const [flushed] = await ds.query('SELECT last_used FROM oauth2_access_token WHERE id = ?', [created.id]);
+    const [flushed] = await ds.query('SELECT last_used, last_used_ip FROM oauth2_access_token WHERE id = ?', [created.id]);
     assert.notEqual(flushed.last_used, null);
+    assert.equal(flushed.last_used_ip, '127.0.0.1', 'written by the same batched UPDATE');
   });
 
   it('stops every token of a deactivated or deleted user; a password change leaves tokens alone', async () => {

@@ -188,6 +188,38 @@ describe('browser pages in Chromium', () => {
     }
   });
 
+  it('marks tokens that expire soon, and Rotate shows the new token once and kills the old one (SPEC §15)', async () => {
+    await t.createUser('rory', 'rory-Pass-1');
+    try {
+      const create = async (body: Record<string, unknown>) =>
+        (await t.http().post('/api/v2/tokens/').auth('rory', 'rory-Pass-1').send(body).expect(201)).body as { id: number; token: string };
+      const soon = await create({ description: 'Short-lived', expires_in: 3600 });
+      await create({ description: 'Long-lived' });
+      const page = await signedIn('rory');
+      const panel = page.getByRole('tabpanel', { name: 'Tokens' });
+      const shortRow = panel.getByRole('row').filter({ hasText: 'Short-lived' });
+      await waitForText(shortRow, /Expires soon/);
+      assert.doesNotMatch((await panel.getByRole('row').filter({ hasText: 'Long-lived' }).textContent()) ?? '', /Expires soon/);
+      await screenshot(page, 'tokens-expiring');
+      await shortRow.getByRole('button', { name: 'Rotate' }).click();
+      const shown = panel.getByRole('textbox', { name: 'New token' });
+      await shown.waitFor();
+      const rotated = await shown.inputValue();
+      assert.match(rotated, /^svcp_/);
+      assert.notEqual(rotated, soon.token);
+      await waitForText(panel.getByRole('status'), /rotated/i);
+      await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${soon.token}`).expect(401);
+      await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${rotated}`).expect(200);
+      // Still one short-lived row (the new token, same description and lifetime), still marked.
+      await waitForCount(panel.getByRole('row').filter({ hasText: 'Short-lived' }), 1);
+      await waitForText(panel.getByRole('row').filter({ hasText: 'Short-lived' }), /Expires soon/);
+      await page.reload();
+      assert.equal(await page.getByRole('textbox', { name: 'New token' }).count(), 0, 'shown once');
+    } finally {
+      await closeAll();
+    }
+  });
+
   it('tells a page within 10 s that a login elsewhere hit the session limit, and offers Log in', async () => {
     await t.createUser('lee', 'lee-Pass-1');
     await t.settings({ SESSIONS_PER_USER: 1 });

@@ -7,7 +7,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
-import { ClearTokensCommand, CreateOAuth2TokenCommand, RevokeOAuth2TokensCommand } from './token-commands';
+import { ClearTokensCommand, CreateOAuth2TokenCommand, ListExpiringTokensCommand, RevokeOAuth2TokensCommand } from './token-commands';
 import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand } from './user-commands';
 
 /** The management commands run on the Nest application context: same services, no HTTP server. */
@@ -22,6 +22,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
     CreateOAuth2TokenCommand,
     RevokeOAuth2TokensCommand,
     ClearTokensCommand,
+    ListExpiringTokensCommand,
   ],
 })
 export class CliModule {}

@@ -63,6 +63,7 @@ export const COMMANDS: CommandDefinition[] = [
     options: [
       { flags: '--user <username>', description: 'the user the token acts as' },
       { flags: '--scope <scope>', description: 'read or write (default write)' },
+      { flags: '--expires-in <seconds>', description: 'lifetime in seconds, 60 to TOKEN_MAX_LIFETIME_SECONDS (default ACCESS_TOKEN_EXPIRE_SECONDS, capped)' },
     ],
     implementation: () => tokens().CreateOAuth2TokenCommand,
   },
@@ -79,5 +80,13 @@ export const COMMANDS: CommandDefinition[] = [
     name: 'cleartokens',
     description: 'Delete expired and revoked tokens and expired authorization codes',
     implementation: () => tokens().ClearTokensCommand,
+  },
+  {
+    name: 'list_expiring_tokens',
+    description: 'List the access tokens that expire soon (id, user, application, expires), soonest first',
+    options: [
+      { flags: '--within <seconds>', description: 'how soon, in seconds (default TOKEN_EXPIRY_WARNING_SECONDS)' },
+    ],
+    implementation: () => tokens().ListExpiringTokensCommand,
   },
 ];

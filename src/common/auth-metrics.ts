@@ -29,6 +29,12 @@ export class AuthMetrics {
     registers: [this.registry],
   });
 
+  readonly tokensExpiringSoon = new Gauge({
+    name: 'svc_tokens_expiring_soon',
+    help: 'Live access tokens expiring within TOKEN_EXPIRY_WARNING_SECONDS (all nodes), counted when scraped',
+    registers: [this.registry],
+  });
+
   readonly tokensIssued = new Counter({
     name: 'svc_tokens_issued_total',
     help: 'OAuth 2 access tokens issued, by kind (personal, application)',
@@ -85,6 +91,7 @@ export class AuthMetrics {
   });
 
   private liveSessionsSource?: () => Promise<number>;
+  private expiringTokensSource?: () => Promise<number>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
@@ -95,8 +102,14 @@ export class AuthMetrics {
     this.liveSessionsSource = source;
   }
 
+  /** The tokens module supplies the count of tokens expiring soon; read at scrape time only, like the sessions. */
+  setExpiringTokensSource(source: () => Promise<number>): void {
+    this.expiringTokensSource = source;
+  }
+
   async render(): Promise<string> {
     if (this.liveSessionsSource) this.liveSessions.set(await this.liveSessionsSource());
+    if (this.expiringTokensSource) this.tokensExpiringSoon.set(await this.expiringTokensSource());
     return this.registry.metrics();
   }
 }

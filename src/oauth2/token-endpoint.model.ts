@@ -158,7 +158,7 @@ export class TokenEndpointModel {
       });
       return {
         accessToken: issued.token,
-        accessTokenExpiresAt: token.accessTokenExpiresAt,
+        accessTokenExpiresAt: issued.accessToken.expires,
         refreshToken: issued.refresh ?? undefined,
         scope: scope.split(' '),
         client,

@@ -85,10 +85,11 @@ export class TokenEndpoint {
     const response = new Response();
     const token = await this.server.token(new Request({ method: 'POST', headers, query: {}, body: normalised }), response, {
       model: model as never,
-      accessTokenLifetime: lifetimes.ACCESS_TOKEN_EXPIRE_SECONDS,
+      // Under the lifetime policy (SPEC §15); TokensService.issue applies the same cap to the stored token.
+      accessTokenLifetime: this.tokens.lifetime(),
       refreshTokenLifetime: lifetimes.REFRESH_TOKEN_EXPIRE_SECONDS,
     } as never);
-    // The library derives expires_in from the clock at response time; report the configured lifetime.
+    // The library derives expires_in from the clock at response time; report the lifetime the token was issued with.
     return { body: { ...(response.body as Record<string, unknown>), expires_in: token.expiresIn } };
   }
 }

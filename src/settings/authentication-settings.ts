@@ -91,6 +91,9 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'LOGIN_FAILURES_ALLOWED', category: AUTH, default: 5, schema: integer(1, 1000000) },
   { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, schema: integer(1, 31536000) },
   { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
+  // SPEC §15: a cap over every access token issued (0: none), and how long before expiry a token is "expiring soon".
+  { key: 'TOKEN_MAX_LIFETIME_SECONDS', category: AUTH, default: 0, schema: integer(0, OAUTH2_LIFETIME_MAX) },
+  { key: 'TOKEN_EXPIRY_WARNING_SECONDS', category: AUTH, default: 604800, schema: integer(0, OAUTH2_LIFETIME_MAX) },
 ];
 
 /** Typed view of the values the service reads on hot paths. */
@@ -112,4 +115,6 @@ export interface AuthenticationSettings {
   LOGIN_FAILURES_ALLOWED: number;
   LOGIN_FAILURE_WINDOW: number;
   ALLOW_METRICS_FOR_ANONYMOUS_USERS: boolean;
+  TOKEN_MAX_LIFETIME_SECONDS: number;
+  TOKEN_EXPIRY_WARNING_SECONDS: number;
 }

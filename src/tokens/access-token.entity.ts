@@ -40,6 +40,17 @@ export class AccessToken {
   @Column({ name: 'last_used', type: 'datetime', precision: 3, nullable: true })
   lastUsed: Date | null;
 
+  /** The client address of the latest use, written with `last_used` by the same batched flush. */
+  @Column({ name: 'last_used_ip', type: 'varchar', length: 45, nullable: true })
+  lastUsedIp: string | null;
+
+  /**
+   * Null until the expiry-notice loop claims the token for its `token_expiring` event; then the id of the
+   * pass that claimed it, so each token is noticed once across every node (TokenExpiryNotices).
+   */
+  @Column({ name: 'expiry_notice', type: 'varchar', length: 32, nullable: true })
+  expiryNotice: string | null;
+
   /** The grant this token came from (an authorization code and its refresh chain); null for PATs. */
   @Column({ type: 'varchar', length: 32, nullable: true })
   family: string | null;

@@ -56,7 +56,7 @@ export class BearerStrategy extends Strategy implements CredentialStrategy {
       this.logger.warn({ event: 'api_auth', method: 'token', outcome: refusal, token_id: token?.id, user_id: token?.userId, client_ip: clientIp, ...trace });
       throw new AuthError(refusal ?? 'invalid_token');
     }
-    this.lastUsed.touch(token.id);
+    this.lastUsed.touch(token.id, clientIp);
     this.uses.log(`${token.id}|${clientIp}`, () => ({ event: 'api_auth', method: 'token', outcome: 'success', token_id: token.id, user_id: token.userId, client_ip: clientIp, ...trace }));
     return { user: token.user, method: 'token', scope: effectiveScope(token.scope), credentialId: token.id };
   }

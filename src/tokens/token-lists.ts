@@ -29,6 +29,7 @@ export const TOKEN_LIST: ListSpec = {
     scope: { property: 'scope', type: 'string' },
     expires: { property: 'expires', type: 'datetime' },
     last_used: { property: 'lastUsed', type: 'datetime' },
+    last_used_ip: { property: 'lastUsedIp', type: 'string' },
     created: { property: 'created', type: 'datetime' },
     modified: { property: 'modified', type: 'datetime' },
     token: 'secret',

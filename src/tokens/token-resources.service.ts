@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { FindOptionsWhere } from 'typeorm';
 import { FieldErrors } from '../common/errors';
-import { pkOrNull, REQUIRED, refuse, text, validateBody } from '../common/validation';
+import { integer, pkOrNull, REQUIRED, refuse, text, validateBody } from '../common/validation';
+import { SettingsService } from '../settings/settings.service';
+import { MIN_REQUESTED_LIFETIME, requestedLifetimeRefusal } from './token-lifetime';
 import { queryPage } from '../common/list-query';
 import { TOKEN_LIST } from './token-lists';
 import type { Principal } from '../common/principal';
@@ -27,14 +29,21 @@ const scope = z.unknown().transform((value, ctx) => {
   return parsed;
 });
 
-/** The body of every token-creating route (an empty body is an empty object). */
+/**
+ * The body of every token-creating route (an empty body is an empty object). `expires_in` (SPEC §15) is
+ * whole seconds from 60; its upper bound is the lifetime policy's cap, a runtime setting, checked after
+ * the parse (`requestedLifetime`).
+ */
 const CREATE_TOKEN_BODY = z.object({
   description: text(1024, { blank: true }).optional(),
   scope: scope.optional(),
   application: pkOrNull.optional(),
+  expires_in: integer(MIN_REQUESTED_LIFETIME).optional(),
 });
 /** After creation only `description` and `scope` change (AWX's detail serializer); always partial. */
-export const CHANGE_TOKEN_BODY = CREATE_TOKEN_BODY.omit({ application: true });
+export const CHANGE_TOKEN_BODY = CREATE_TOKEN_BODY.omit({ application: true, expires_in: true });
+/** Rotation may ask for the new token's lifetime; nothing else of the token changes. */
+export const ROTATE_TOKEN_BODY = CREATE_TOKEN_BODY.pick({ expires_in: true });
 
 /** Whether the `application` body field is taken, required or ignored (personal tokens). */
 export type ApplicationRule = 'optional' | 'required' | 'none';
@@ -50,7 +59,16 @@ export class TokenResources {
     private readonly tokens: TokensService,
     private readonly applications: ApplicationsService,
     private readonly lastUsed: LastUsedBuffer,
+    private readonly settings: SettingsService,
   ) {}
+
+  /** A requested `expires_in` held to the cap of the moment: 400 `{"expires_in": [...]}` above it. */
+  requestedLifetime(expiresIn: number | undefined): number | undefined {
+    if (expiresIn === undefined) return undefined;
+    const refusal = requestedLifetimeRefusal(expiresIn, this.settings.get('TOKEN_MAX_LIFETIME_SECONDS'));
+    if (refusal) throw FieldErrors.of('expires_in', refusal);
+    return expiresIn;
+  }
 
   /** Creates a token for the caller; `fixedApplication` is the application of `/applications/N/tokens/`. */
   async create(principal: Principal, trace: RequestTrace, body: unknown, applicationRule: ApplicationRule, fixedApplication?: Application) {
@@ -64,7 +82,9 @@ export class TokenResources {
       application = found;
     }
     if (applicationRule === 'required' && !application) throw FieldErrors.of('application', REQUIRED);
+    const expiresIn = this.requestedLifetime(input.expires_in);
     const issued = await this.tokens.issue({
+      expiresIn,
       user: principal.user,
       application,
       scope: input.scope ?? DEFAULT_SCOPE,
@@ -72,13 +92,12 @@ export class TokenResources {
       withRefresh: !!application && grantsOf(application).includes('refresh_token'),
       trace,
     });
-    return serializeToken(issued.accessToken, {
-      secret: issued.token,
-      refreshSecret: issued.refresh,
-      hasRefresh: !!issued.refresh,
-      lastUsed: null,
-      viewer: principal.user,
-    });
+    return this.presentIssued(principal, issued.accessToken, issued.token, issued.refresh, !!issued.refresh);
+  }
+
+  /** A token just issued (created or rotated): its secret in full, this once. */
+  presentIssued(principal: Principal, token: AccessToken, secret: string, refreshSecret: string | null, hasRefresh: boolean) {
+    return serializeToken(token, { secret, refreshSecret, hasRefresh, lastUsed: null, lastUsedIp: null, viewer: principal.user });
   }
 
   /** A page of tokens; viewers who do not see everyone's tokens see only their own in any list. */
@@ -89,8 +108,9 @@ export class TokenResources {
 
   async present(principal: Principal, rows: AccessToken[]) {
     const refreshed = await this.tokens.withLiveRefresh(rows.map((t) => t.id));
-    return rows.map((t) =>
-      serializeToken(t, { hasRefresh: refreshed.has(t.id), lastUsed: this.lastUsed.lastUsed(t.id, t.lastUsed), viewer: principal.user }),
-    );
+    return rows.map((t) => {
+      const use = this.lastUsed.lastUse(t.id, t);
+      return serializeToken(t, { hasRefresh: refreshed.has(t.id), lastUsed: use.at, lastUsedIp: use.ip, viewer: principal.user });
+    });
   }
 }

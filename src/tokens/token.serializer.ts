@@ -9,6 +9,7 @@ export interface TokenView {
   /** Whether a live refresh token exists (then shown masked). */
   hasRefresh: boolean;
   lastUsed: Date | null;
+  lastUsedIp: string | null;
   viewer: User;
 }
 
@@ -16,7 +17,7 @@ export function canChangeToken(viewer: User, token: AccessToken): boolean {
   return viewer.isSuperuser || viewer.id === token.userId;
 }
 
-/** AWX's token field set (SPEC §5); `token` and `refresh_token` are masked after creation. */
+/** AWX's token field set (SPEC §5) and `last_used_ip` (§15); `token` and `refresh_token` are masked after creation. */
 export function serializeToken(token: AccessToken, view: TokenView): Record<string, unknown> {
   const url = `/api/v2/tokens/${token.id}/`;
   const related: Record<string, string> = { user: `/api/v2/users/${token.userId}/` };
@@ -49,5 +50,6 @@ export function serializeToken(token: AccessToken, view: TokenView): Record<stri
     expires: token.expires.toISOString(),
     scope: token.scope,
     last_used: view.lastUsed ? view.lastUsed.toISOString() : null,
+    last_used_ip: view.lastUsedIp || null,
   };
 }

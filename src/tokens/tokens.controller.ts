@@ -8,7 +8,8 @@ import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AccessToken } from './access-token.entity';
 import { TokenRevocationService } from './token-revocation.service';
-import { CHANGE_TOKEN_BODY, seesEveryToken, TokenResources } from './token-resources.service';
+import { CHANGE_TOKEN_BODY, ROTATE_TOKEN_BODY, seesEveryToken, TokenResources } from './token-resources.service';
+import { TokenRotationService } from './token-rotation.service';
 import { canChangeToken } from './token.serializer';
 import { TokensService } from './tokens.service';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
@@ -22,6 +23,7 @@ export class TokensController {
   constructor(
     private readonly tokens: TokensService,
     private readonly revocation: TokenRevocationService,
+    private readonly rotation: TokenRotationService,
     private readonly resources: TokenResources,
     private readonly users: UsersService,
   ) {}
@@ -67,6 +69,20 @@ export class TokensController {
     const token = await this.visibleToken(principal, id);
     if (!canChangeToken(principal.user, token)) throw new PermissionDenied();
     await this.revocation.revokeAccessToken(token, `api:${principal.user.username}`, trace);
+  }
+
+  /**
+   * SPEC §15: a new token in this one's place, shown once, and this one revoked at once. Its owner or a
+   * superuser, like any change; a write token may rotate itself (a read token cannot POST at all).
+   */
+  @Post('tokens/:id/rotate')
+  async rotate(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const token = await this.visibleToken(principal, id);
+    if (!canChangeToken(principal.user, token) || !token.user) throw new PermissionDenied();
+    const input = validateBody(ROTATE_TOKEN_BODY, body ?? {});
+    const expiresIn = this.resources.requestedLifetime(input.expires_in);
+    const { issued, hasRefresh } = await this.rotation.rotate(token as AccessToken & { user: User }, expiresIn, trace);
+    return this.resources.presentIssued(principal, issued.accessToken, issued.token, null, hasRefresh);
   }
 
   @Get('users/:id/tokens')

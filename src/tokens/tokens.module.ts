@@ -15,11 +15,14 @@ import { ApplicationsService } from './applications.service';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { DeviceCodesRepository } from './device-codes.repository';
 import { BearerStrategy } from './bearer.strategy';
+import { ExpiringTokensRepository } from './expiring-tokens.repository';
 import { LastUsedBuffer } from './last-used.buffer';
 import { refuseWhenOAuth2Disabled } from './oauth2-disabled.middleware';
 import { RefreshTokensService } from './refresh-tokens.service';
 import { TokenResources } from './token-resources.service';
+import { TokenExpiryNotices } from './token-expiry-notices.service';
 import { TokenRevocationService } from './token-revocation.service';
+import { TokenRotationService } from './token-rotation.service';
 import { TokensController } from './tokens.controller';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
@@ -29,10 +32,14 @@ import { TokensService } from './tokens.service';
   imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, DeviceCode, RevocationCutoff]), UsersModule, SettingsModule],
   controllers: [TokensController, ApplicationsController],
   providers: [
-    TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository, ApplicationsRepository,
-    TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, TokenResources, LastUsedBuffer, BearerStrategy,
+    TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository, ApplicationsRepository, ExpiringTokensRepository,
+    TokensService, TokenRevocationService, TokenRotationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, TokenResources,
+    LastUsedBuffer, BearerStrategy,
   ],
-  exports: [TokensService, TokenRevocationService, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository],
+  exports: [
+    TokensService, TokenRevocationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, LastUsedBuffer, TokensRepository,
+    AuthorizationCodesRepository, DeviceCodesRepository,
+  ],
 })
 export class TokensModule implements NestModule {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

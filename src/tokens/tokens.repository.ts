@@ -9,6 +9,7 @@ import { CLEANUP_BATCH } from '../users/revocation-jobs';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
+import { ExpiringTokensRepository } from './expiring-tokens.repository';
 import { RefreshToken } from './refresh-token.entity';
 import { RevocationCutoff } from './revocation-cutoff.entity';
 
@@ -24,6 +25,12 @@ export interface BearerLookup {
 export interface CutOffScope {
   userId: number | null;
   cutoff: Date;
+}
+
+/** One use of a token waiting in LastUsedBuffer: when, and from which client address (SPEC §15's `last_used_ip`). */
+export interface LastUse {
+  at: Date;
+  ip: string;
 }
 
 export type NewAccessToken = Omit<AccessToken, 'id' | 'user' | 'application'>;
@@ -45,6 +52,7 @@ export class TokensRepository {
     private readonly prepared: PreparedStatements,
     private readonly transactions: Transactions,
     private readonly codes: AuthorizationCodesRepository,
+    private readonly expiring: ExpiringTokensRepository,
   ) {}
 
   async insertAccessToken(values: NewAccessToken, manager: EntityManager = this.dataSource.manager): Promise<number> {
@@ -120,6 +128,22 @@ export class TokensRepository {
     const ids = (await repo.find({ select: { id: true }, where })).map((t) => t.id);
     if (ids.length) await repo.delete({ id: In(ids) });
     return ids;
+  }
+
+  /**
+   * Locks one access token's row in the caller's transaction (`FOR UPDATE` on MySQL; SQLite's transaction
+   * holds the write lock): false when it is gone. A second rotation of the same token waits here, then finds
+   * it gone.
+   */
+  async lockAccessToken(id: number, manager: EntityManager): Promise<boolean> {
+    const rows = (await manager.query(`SELECT id FROM oauth2_access_token WHERE id = ?${this.transactions.forUpdate}`, [id])) as unknown[];
+    return rows.length === 1;
+  }
+
+  /** The live refresh token issued with access token `fromId` belongs to `toId` now (rotation of an application token); how many moved. */
+  async repointRefreshTokens(fromId: number, toId: number, now: Date, manager: EntityManager): Promise<number> {
+    const result = await manager.getRepository(RefreshToken).update({ accessTokenId: fromId, revokedAt: IsNull() }, { accessTokenId: toId, modified: now });
+    return result.affected ?? 0;
   }
 
   findRefreshToken(tokenHash: string): Promise<RefreshToken | null> {
@@ -228,8 +252,11 @@ export class TokensRepository {
     return this.dataSource.isInitialized;
   }
 
-  /** Writes buffered `last_used` stamps as `UPDATE … SET last_used = CASE id WHEN ? THEN ? … END WHERE id IN (…)`; rows written. */
-  async writeLastUsed(stamps: [number, Date][]): Promise<number> {
+  /**
+   * Writes buffered uses as one `UPDATE … SET last_used = CASE id WHEN ? THEN ? … END, last_used_ip = CASE id
+   * WHEN ? THEN ? … END WHERE id IN (…)`; rows written.
+   */
+  async writeLastUsed(stamps: [number, LastUse][]): Promise<number> {
     return (await this.lastUsedUpdate(stamps).execute()).affected ?? 0;
   }
 
@@ -242,7 +269,7 @@ export class TokensRepository {
     const { userId, now } = sample;
     const user: CutOffScope = { userId, cutoff: now };
     const everyone: CutOffScope = { userId: null, cutoff: now };
-    const [lastUsedSql, lastUsedParams] = this.lastUsedUpdate([[1, now], [2, now]]).getQueryAndParameters();
+    const [lastUsedSql, lastUsedParams] = this.lastUsedUpdate([[1, { at: now, ip: '192.0.2.1' }], [2, { at: now, ip: '2001:db8::1' }]]).getQueryAndParameters();
     return [
       this.accessTokensCutOffStatement(user, CLEANUP_BATCH),
       this.accessTokensCutOffStatement(everyone, CLEANUP_BATCH),
@@ -257,6 +284,7 @@ export class TokensRepository {
       this.deadFamiliesStatement(['a', 'b']),
       this.codes.expiredStatement(now, CLEARTOKENS_BATCH),
       { name: 'last-used flush', sql: lastUsedSql, params: lastUsedParams },
+      ...this.expiring.periodicStatements(now),
     ];
   }
 
@@ -307,17 +335,22 @@ export class TokensRepository {
     return { name, sql: limitedStatement(this.prepared.dialect, head, table, where, limit), params };
   }
 
-  private lastUsedUpdate(stamps: [number, Date][]) {
+  private lastUsedUpdate(stamps: [number, LastUse][]) {
     const params: Record<string, unknown> = {};
-    const cases = stamps.map(([id, at], n) => {
+    const times: string[] = [];
+    const addresses: string[] = [];
+    stamps.forEach(([id, use], n) => {
       params[`id${n}`] = id;
-      params[`at${n}`] = at;
-      return `WHEN :id${n} THEN :at${n}`;
+      params[`at${n}`] = use.at;
+      // The column's width: a valid address is at most 45 characters, but an IPv6 zone could run longer.
+      params[`ip${n}`] = use.ip.slice(0, 45);
+      times.push(`WHEN :id${n} THEN :at${n}`);
+      addresses.push(`WHEN :id${n} THEN :ip${n}`);
     });
     return this.dataSource
       .createQueryBuilder()
       .update(AccessToken)
-      .set({ lastUsed: () => `CASE id ${cases.join(' ')} END` })
+      .set({ lastUsed: () => `CASE id ${times.join(' ')} END`, lastUsedIp: () => `CASE id ${addresses.join(' ')} END` })
       .where('id IN (:...ids)', { ids: stamps.map(([id]) => id) })
       .setParameters(params);
   }

@@ -10,6 +10,7 @@ import { AccessToken } from './access-token.entity';
 import type { Application } from './application.entity';
 import { RefreshToken } from './refresh-token.entity';
 import { revokedByCutoff } from './revocation-cutoff.entity';
+import { cappedLifetime } from './token-lifetime';
 import { newFamily, newSecret, secretHash } from './token-secrets';
 import { BearerLookup, TokensRepository } from './tokens.repository';
 import { RequestTrace } from '../common/request-context';
@@ -25,6 +26,11 @@ export interface IssueOptions {
   family?: string;
   /** First issue of the family: the refresh token's absolute expiry counts from here. */
   familyStarted?: Date;
+  /**
+   * The lifetime asked for, in seconds (`expires_in` of a personal token, validated by the caller, or a
+   * rotated token's own); the configured ACCESS_TOKEN_EXPIRE_SECONDS when omitted. Either is capped here.
+   */
+  expiresIn?: number;
   /** Secrets generated beforehand (the OAuth library asks for them before saving). */
   secrets?: { token: string; refresh?: string };
   /** The request that asked for the tokens (the log line carries its id). */
@@ -36,7 +42,7 @@ export interface IssuedTokens {
   token: string;
   refreshToken: RefreshToken | null;
   refresh: string | null;
-  /** Seconds the access token lives, as configured when it was issued. */
+  /** Seconds the access token lives (its `expires` minus its issue time): what every `expires_in` reports. */
   expiresIn: number;
 }
 
@@ -61,7 +67,7 @@ export class TokensService {
   async issue(opts: IssueOptions, manager?: EntityManager): Promise<IssuedTokens> {
     this.policy.assertMayHoldTokens(opts.user);
     const now = this.clock.now();
-    const expiresIn = this.settings.get('OAUTH2_PROVIDER').ACCESS_TOKEN_EXPIRE_SECONDS;
+    const expiresIn = this.lifetime(opts.expiresIn);
     const token = opts.secrets?.token ?? newSecret(opts.application ? 'applicationToken' : 'personalToken');
     const family = opts.application ? (opts.family ?? newFamily()) : null;
     const values = {
@@ -72,6 +78,8 @@ export class TokensService {
       scope: opts.scope,
       expires: new Date(now.getTime() + expiresIn * 1000),
       lastUsed: null,
+      lastUsedIp: null,
+      expiryNotice: null,
       family,
       created: now,
       modified: now,
@@ -110,6 +118,16 @@ export class TokensService {
       ...opts.trace,
     });
     return { accessToken, token, refreshToken, refresh, expiresIn };
+  }
+
+  /**
+   * The lifetime a new access token gets (SPEC §15): the one asked for, else ACCESS_TOKEN_EXPIRE_SECONDS,
+   * capped by TOKEN_MAX_LIFETIME_SECONDS. The one place the policy is applied: every grant, personal
+   * tokens, the commands and rotation issue through `issue`, which asks this.
+   */
+  lifetime(requested?: number): number {
+    const seconds = requested ?? this.settings.get('OAUTH2_PROVIDER').ACCESS_TOKEN_EXPIRE_SECONDS;
+    return cappedLifetime(seconds, this.settings.get('TOKEN_MAX_LIFETIME_SECONDS'));
   }
 
   /**

@@ -108,6 +108,9 @@ main[inert] { opacity: .45; }
   display: inline-block; margin-left: .4rem; padding: 0 .5rem; font-size: .8rem; font-weight: 700;
   color: var(--ok); background: #dafbe1; border: 1px solid #9be9a8; border-radius: 999px; vertical-align: middle;
 }
+.badge.warn { color: #7a4d00; background: var(--warn-wash); border-color: #e3c96b; }
+td.actions button.secondary { padding: .25rem .75rem; }
+td.actions button + button { margin-left: .4rem; }
 [role=tablist] { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); }
 [role=tab] {
   color: var(--muted); background: transparent; border: 1px solid transparent; border-bottom: 0;

@@ -8,6 +8,10 @@ export interface ProfilePageModel {
   showTokens: boolean;
   /** Seconds before the session's idle timeout (its `Session-Timeout`); absent without a session. */
   sessionTimeout?: number;
+  /** TOKEN_EXPIRY_WARNING_SECONDS: tokens expiring within it are marked `Expires soon` (SPEC §15). */
+  tokenExpiryWarning: number;
+  /** The server's time as the page is rendered: profile.js measures expiry against it, not the browser's clock. */
+  now: Date;
 }
 
 /**
@@ -30,13 +34,14 @@ export function renderProfilePage(model: ProfilePageModel): string {
       `<section role="tabpanel" id="panel-${tab.id}" aria-labelledby="tab-${tab.id}" tabindex="0"${i === 0 ? '' : ' hidden'}>${tab.panel}</section>`)
     .join('');
   const timeout = model.sessionTimeout === undefined ? '' : ` data-session-timeout="${model.sessionTimeout}"`;
+  const expiry = model.showTokens ? ` data-token-expiry-warning="${model.tokenExpiryWarning}" data-server-time="${model.now.toISOString()}"` : '';
   const body =
     '<header class="topbar"><a class="brand" href="/accounts/profile/">Automation Service</a>' +
     '<form id="logout-form" method="post" action="/api/logout/">' +
     `<input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(model.csrfToken)}">` +
     '<input type="hidden" name="next" value="/api/login/">' +
     '<button type="submit" class="secondary">Log out</button></form></header>' +
-    `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}>` +
+    `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}${expiry}>` +
     '<div id="session-notice" class="notice" role="alert"></div>' +
     `<main id="profile">${identity(model.user)}` +
     `<div role="tablist" aria-label="Account">${tabButtons}</div>${panels}` +
@@ -77,6 +82,7 @@ function tokensPanel(): string {
     '<button type="submit">Create token</button></form>' +
     '<p id="token-error" class="alert" role="alert"></p>' +
     '<div id="new-token" class="new-token" hidden>' +
+    // Created or rotated: either way the new secret is shown here, once.
     '<label for="new-token-value">New token</label>' +
     '<p id="new-token-hint">Copy it now: it is shown only once.</p>' +
     '<div class="copy-row"><input id="new-token-value" type="text" readonly aria-describedby="new-token-hint">' +

@@ -2,7 +2,9 @@ import { Controller, Get, Inject, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CurrentPrincipal, Principal } from '../common/principal';
+import { Clock } from '../common/clock';
 import { CsrfService } from '../sessions/csrf.service';
+import { SettingsService } from '../settings/settings.service';
 import { AccountPolicy } from '../users/account-policy';
 import { LoginRedirectFilter } from './login-redirect.filter';
 import { renderProfilePage } from './profile-page';
@@ -14,6 +16,8 @@ export class ProfileController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly policy: AccountPolicy,
     private readonly csrf: CsrfService,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
   ) {}
 
   @Get('profile')
@@ -29,6 +33,8 @@ export class ProfileController {
       csrfToken: this.csrf.ensureCookie(req, res),
       showTokens,
       sessionTimeout: Number.isFinite(timeout) ? timeout : undefined,
+      tokenExpiryWarning: this.settings.get('TOKEN_EXPIRY_WARNING_SECONDS'),
+      now: this.clock.now(),
     });
     res.code(200).type('text/html; charset=utf-8').send(html);
   }

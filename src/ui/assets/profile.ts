@@ -1,13 +1,17 @@
 /*
  * Browser script of /accounts/profile/ (plain script, loaded after session-monitor.js, whose
  * `window.pageApi` it uses): the tabs (WAI-ARIA tabs pattern, arrow keys), the Tokens tab
- * (create, show once, copy, revoke) and the Sessions tab (list, end another).
+ * (create, show once, copy, rotate, revoke; `Expires soon` on tokens within TOKEN_EXPIRY_WARNING_SECONDS)
+ * and the Sessions tab (list, end another).
  */
 
 (function profilePage() {
   const api = window.pageApi;
   const page = document.getElementById('page')!;
   const userId = page.dataset.userId;
+  // Expiry is measured on the server's clock: the page says what time it was there when it was rendered.
+  const expiryWarningMs = Number(page.dataset.tokenExpiryWarning ?? 0) * 1000;
+  const clockSkewMs = page.dataset.serverTime ? Date.parse(page.dataset.serverTime) - Date.now() : 0;
 
   // ---- helpers -------------------------------------------------------------------------------
 
@@ -128,19 +132,42 @@
     document.getElementById('tokens-empty')!.hidden = tokens.length > 0;
   }
 
+  function expiresSoon(token: Token): boolean {
+    return expiryWarningMs > 0 && Date.parse(token.expires) - (Date.now() + clockSkewMs) <= expiryWarningMs;
+  }
+
   function tokenRow(token: Token): HTMLTableRowElement {
     const row = el('tr');
     const description = el('td', token.description || '(no description)');
     description.id = `token-${token.id}-description`;
     const application = token.application === null ? 'Personal' : token.summary_fields?.application?.name ?? `Application ${token.application}`;
+    const expires = timeCell(token.expires);
+    if (expiresSoon(token)) {
+      row.classList.add('expires-soon');
+      expires.append(' ', el('span', 'Expires soon', 'badge warn'));
+    }
+    const rotate = el('button', 'Rotate', 'secondary');
+    rotate.type = 'button';
+    rotate.setAttribute('aria-describedby', description.id);
+    rotate.addEventListener('click', () => void rotateToken(token, rotate));
     const revoke = el('button', 'Revoke', 'danger');
     revoke.type = 'button';
     revoke.setAttribute('aria-describedby', description.id);
     revoke.addEventListener('click', () => void revokeToken(token, revoke));
     const actions = el('td', undefined, 'actions');
-    actions.append(revoke);
-    row.append(description, el('td', token.scope), el('td', application), timeCell(token.created), timeCell(token.last_used), timeCell(token.expires), actions);
+    actions.append(rotate, revoke);
+    row.append(description, el('td', token.scope), el('td', application), timeCell(token.created), timeCell(token.last_used), expires, actions);
     return row;
+  }
+
+  /** The one place a new secret is shown: after a creation or a rotation, once, selected for copying. */
+  function showNewToken(secret: string, status: string): void {
+    const shown = document.getElementById('new-token-value') as HTMLInputElement;
+    shown.value = secret;
+    document.getElementById('new-token')!.hidden = false;
+    say('tokens-status', status);
+    shown.focus();
+    shown.select();
   }
 
   async function createToken(form: HTMLFormElement): Promise<void> {
@@ -155,13 +182,8 @@
         say('token-error', detailOf(res.body, 'The token could not be created.'));
         return;
       }
-      const shown = document.getElementById('new-token-value') as HTMLInputElement;
-      shown.value = res.body.token;
-      document.getElementById('new-token')!.hidden = false;
       description.value = '';
-      say('tokens-status', 'Token created.');
-      shown.focus();
-      shown.select();
+      showNewToken(res.body.token, 'Token created.');
       await loadTokens();
     } finally {
       button.disabled = false;
@@ -179,6 +201,19 @@
       copied = document.execCommand('copy');
     }
     say('tokens-status', copied ? 'Token copied to the clipboard.' : 'Select the token and copy it by hand.', !copied);
+  }
+
+  /** A new secret in the token's place (same description, scope and application); the old one stops working at once. */
+  async function rotateToken(token: Token, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    const res = await api.request(`/api/v2/tokens/${token.id}/rotate/`, { method: 'POST', body: {} });
+    if (res.status !== 201) {
+      button.disabled = false;
+      say('tokens-status', detailOf(res.body, 'The token could not be rotated.'), true);
+      return;
+    }
+    showNewToken(res.body.token, `Token "${token.description || token.id}" rotated: the old token no longer works.`);
+    await loadTokens();
   }
 
   async function revokeToken(token: Token, button: HTMLButtonElement): Promise<void> {
