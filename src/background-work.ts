@@ -5,7 +5,7 @@ import { DatabaseHealth } from './database/database-health';
 import { SessionSweeper } from './sessions/session-sweeper.service';
 import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.service';
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
-import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
+import { PENDING_STATE_SWEEP_MS, PendingStateService } from './pending-state/pending-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
 import { TokenRevocationService } from './tokens/token-revocation.service';
 import { LoginThrottle } from './users/login-throttle.service';
@@ -34,7 +34,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly sessionSweeper: SessionSweeper,
     private readonly sessionWatcher: SessionWatcher,
     private readonly lastUsed: LastUsedBuffer,
-    private readonly ssoState: SsoStateService,
+    private readonly pendingState: PendingStateService,
     private readonly throttle: LoginThrottle,
     private readonly database: DatabaseHealth,
     private readonly tokenRevocation: TokenRevocationService,
@@ -51,7 +51,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
       await this.sessionSweeper.cleanupRevoked();
       await this.tokenRevocation.cleanupRevoked();
     });
-    s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
+    s.every('pending-state-sweep', PENDING_STATE_SWEEP_MS, () => this.pendingState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());
   }

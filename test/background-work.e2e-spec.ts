@@ -21,11 +21,11 @@ describe('background loops', () => {
       [
         { name: 'database-probe', periodMs: 1000 },
         { name: 'last-used-flush', periodMs: 15000 },
+        { name: 'pending-state-sweep', periodMs: 60000 },
         { name: 'revocation-cleanup', periodMs: 1000 },
         { name: 'session-sweep', periodMs: 60000 },
         { name: 'session-watch', periodMs: 2000 },
         { name: 'settings-refresh', periodMs: 400 },
-        { name: 'sso-state-sweep', periodMs: 60000 },
         { name: 'throttle-sweep', periodMs: 60000 },
       ],
     );

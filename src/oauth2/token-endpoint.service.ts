@@ -10,6 +10,7 @@ import { TokensService } from '../tokens/tokens.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import { UsersService } from '../users/users.service';
 import { AccountPolicy } from '../users/account-policy';
+import { MfaService } from '../mfa/mfa.service';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
 import { TokenEndpointModel } from './token-endpoint.model';
@@ -41,6 +42,7 @@ export class TokenEndpoint {
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly policy: AccountPolicy,
+    private readonly mfa: MfaService,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
@@ -71,6 +73,7 @@ export class TokenEndpoint {
         codes: this.codes,
         transactions: this.transactions,
         policy: this.policy,
+        mfa: this.mfa,
       },
       body,
       clientIp(req),

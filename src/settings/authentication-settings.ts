@@ -69,6 +69,9 @@ function originOf(item: string): string | undefined {
   return u.origin;
 }
 
+/** The values of MFA_REQUIRED_FOR. */
+export const MFA_REQUIRED_FOR = ['none', 'superusers', 'all'] as const;
+
 const AUTH = 'authentication';
 const bool = z.boolean();
 
@@ -91,6 +94,8 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'LOGIN_FAILURES_ALLOWED', category: AUTH, default: 5, schema: integer(1, 1000000) },
   { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, schema: integer(1, 31536000) },
   { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
+  // Who must have a second factor (SPEC §16): the form login sets one up before it completes; basic and the password grant refuse.
+  { key: 'MFA_REQUIRED_FOR', category: AUTH, default: 'none', schema: z.enum(MFA_REQUIRED_FOR) },
 ];
 
 /** Typed view of the values the service reads on hot paths. */
@@ -103,6 +108,7 @@ export interface AuthenticationSettings {
   DISABLE_LOCAL_AUTH: boolean;
   OAUTH2_PROVIDER: OAuth2ProviderSettings;
   ALLOW_OAUTH2_FOR_EXTERNAL_USERS: boolean;
+  MFA_REQUIRED_FOR: (typeof MFA_REQUIRED_FOR)[number];
   LOGIN_REDIRECT_OVERRIDE: string;
   CSRF_TRUSTED_ORIGINS: string[];
   LOCAL_PASSWORD_MIN_LENGTH: number;

@@ -28,6 +28,7 @@ export class ProfileController {
       user,
       csrfToken: this.csrf.ensureCookie(req, res),
       showTokens,
+      showSecurity: !user.externalAccount || user.externalAccount === 'ldap',
       sessionTimeout: Number.isFinite(timeout) ? timeout : undefined,
     });
     res.code(200).type('text/html; charset=utf-8').send(html);
