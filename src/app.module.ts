@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ApiModule } from './api/api.module';
 import { BackgroundWork } from './background-work';
+import { MfaModule } from './mfa/mfa.module';
+import { PendingStateModule } from './pending-state/pending-state.module';
 import { AuthModule } from './auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { ConfigModule } from './config/config.module';
@@ -18,7 +20,7 @@ import { UsersModule } from './users/users.module';
 
 @Module({
   imports: [
-    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, AuthModule, OAuth2Module, SsoModule,
+    ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
     ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule,
   ],
   providers: [BackgroundWork],

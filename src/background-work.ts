@@ -6,7 +6,7 @@ import { DeviceCodes } from './oauth2/device-codes.service';
 import { SessionSweeper } from './sessions/session-sweeper.service';
 import { SessionWatcher, WATCH_INTERVAL_MS } from './sessions/session-watcher.service';
 import { SETTINGS_REFRESH_MS, SettingsService } from './settings/settings.service';
-import { SSO_STATE_SWEEP_MS, SsoStateService } from './sso/sso-state.service';
+import { PENDING_STATE_SWEEP_MS, PendingStateService } from './pending-state/pending-state.service';
 import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
 import { TokenExpiryNotices } from './tokens/token-expiry-notices.service';
 import { TokenRevocationService } from './tokens/token-revocation.service';
@@ -42,7 +42,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly sessionSweeper: SessionSweeper,
     private readonly sessionWatcher: SessionWatcher,
     private readonly lastUsed: LastUsedBuffer,
-    private readonly ssoState: SsoStateService,
+    private readonly pendingState: PendingStateService,
     private readonly throttle: LoginThrottle,
     private readonly database: DatabaseHealth,
     private readonly tokenRevocation: TokenRevocationService,
@@ -61,7 +61,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
       await this.sessionSweeper.cleanupRevoked();
       await this.tokenRevocation.cleanupRevoked();
     });
-    s.every('sso-state-sweep', SSO_STATE_SWEEP_MS, () => this.ssoState.sweep());
+    s.every('pending-state-sweep', PENDING_STATE_SWEEP_MS, () => this.pendingState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
     s.every('device-code-sweep', DEVICE_CODE_SWEEP_MS, () => this.deviceCodes.sweep());
     // Each token once across every node: a pass claims its tokens with one UPDATE before logging them.

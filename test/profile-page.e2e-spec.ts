@@ -8,6 +8,7 @@ import { NO_REQUEST } from '../src/common/request-context';
 
 const TOKENS_TAB = /role="tab"[^>]*>Tokens</;
 const SESSIONS_TAB = /role="tab"[^>]*>Sessions</;
+const SECURITY_TAB = /role="tab"[^>]*>Security</;
 
 /** The frame of /accounts/profile/ as the server renders it (SPEC §13); the browser tests drive it. */
 describe('profile page (GET /accounts/profile/)', () => {
@@ -18,7 +19,7 @@ describe('profile page (GET /accounts/profile/)', () => {
   });
   after(() => t.close());
 
-  it('shows who you are, the Tokens and Sessions tabs, Log out and the live-notice frame', async () => {
+  it('shows who you are, the Tokens, Sessions and Security tabs, Log out and the live-notice frame', async () => {
     const { agent, csrf } = await browserLogin(t, 'alice', 'Alice-pass-1');
     const res = await agent.get('/accounts/profile/').expect(200);
     assert.match(res.headers['content-type'], /^text\/html; charset=utf-8/);
@@ -28,7 +29,15 @@ describe('profile page (GET /accounts/profile/)', () => {
     assert.match(res.text, TOKENS_TAB);
     assert.match(res.text, SESSIONS_TAB);
     assert.match(res.text, /role="tablist"/);
-    assert.equal(res.text.match(/role="tabpanel"/g)?.length, 2);
+    assert.match(res.text, SECURITY_TAB);
+    assert.equal(res.text.match(/role="tabpanel"/g)?.length, 3);
+    // The Security tab's controls, by the names SPEC §16 gives them.
+    assert.match(res.text, /<button type="button" id="totp-start" hidden>Set up authenticator app<\/button>/);
+    assert.match(res.text, /<label for="totp-code">Authentication code<\/label>/);
+    assert.match(res.text, /<button type="submit">Confirm<\/button>/);
+    assert.match(res.text, /<label for="key-name">Key name<\/label>/);
+    assert.match(res.text, /<button type="submit">Add security key<\/button>/);
+    assert.match(res.text, /<script src="\/static\/webauthn.js" defer><\/script><script src="\/static\/security.js" defer><\/script><script src="\/static\/profile.js" defer>/);
     assert.match(res.text, /<button type="submit" class="secondary">Log out<\/button>/);
     assert.match(res.text, new RegExp(`name="csrfmiddlewaretoken" value="${csrf}"`));
     assert.match(res.text, /id="session-notice" class="notice" role="alert"/);
@@ -66,6 +75,7 @@ describe('profile page (GET /accounts/profile/)', () => {
     assert.doesNotMatch(hidden.text, /data-token-expiry-warning/);
     assert.match(hidden.text, SESSIONS_TAB);
     assert.match(hidden.text, /Single sign-on \(social\)/);
+    assert.doesNotMatch(hidden.text, SECURITY_TAB, 'SSO users verify at their identity provider');
     await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });
     try {
       const shown = await t.http().get('/accounts/profile/').set('Cookie', cookie).expect(200);
@@ -94,12 +104,13 @@ describe('profile page without OAuth 2 (SPEC §6)', () => {
   });
   after(() => t.close());
 
-  it('has no Tokens tab, only Sessions', async () => {
+  it('has no Tokens tab, only Sessions and Security', async () => {
     const { agent } = await browserLogin(t, 'alice', 'Alice-pass-1');
     const res = await agent.get('/accounts/profile/').expect(200);
     assert.doesNotMatch(res.text, TOKENS_TAB);
     assert.doesNotMatch(res.text, /token-form/);
     assert.match(res.text, SESSIONS_TAB);
-    assert.equal(res.text.match(/role="tabpanel"/g)?.length, 1);
+    assert.match(res.text, SECURITY_TAB);
+    assert.equal(res.text.match(/role="tabpanel"/g)?.length, 2);
   });
 });

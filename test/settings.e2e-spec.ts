@@ -36,6 +36,7 @@ describe('runtime settings (SPEC §9)', () => {
       ALLOW_METRICS_FOR_ANONYMOUS_USERS: false,
       TOKEN_MAX_LIFETIME_SECONDS: 0,
       TOKEN_EXPIRY_WARNING_SECONDS: 604800,
+      MFA_REQUIRED_FOR: 'none',
     });
   });
 

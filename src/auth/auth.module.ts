@@ -7,10 +7,13 @@ import { ApiAuthGuard } from './api-auth.guard';
 import { BasicCredentialCache } from './basic-credential-cache';
 import { BasicStrategy } from './basic.strategy';
 import { LoginController } from './login.controller';
+import { MfaModule } from '../mfa/mfa.module';
+import { SecondStepController } from './second-step.controller';
+import { SecondStep } from './second-step.service';
 
 @Module({
-  imports: [UsersModule, SettingsModule, SessionsModule],
-  controllers: [LoginController],
-  providers: [BasicStrategy, BasicCredentialCache, { provide: APP_GUARD, useClass: ApiAuthGuard }],
+  imports: [UsersModule, SettingsModule, SessionsModule, MfaModule],
+  controllers: [LoginController, SecondStepController],
+  providers: [BasicStrategy, BasicCredentialCache, SecondStep, { provide: APP_GUARD, useClass: ApiAuthGuard }],
 })
 export class AuthModule {}

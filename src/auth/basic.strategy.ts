@@ -7,6 +7,7 @@ import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SettingsService } from '../settings/settings.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
+import { MfaService } from '../mfa/mfa.service';
 import { BasicCredentialCache } from './basic-credential-cache';
 import { RequestTrace, traceOf } from '../common/request-context';
 
@@ -23,6 +24,7 @@ export class BasicStrategy extends Strategy implements CredentialStrategy {
     private readonly credentials: LocalCredentialsService,
     private readonly settings: SettingsService,
     private readonly cache: BasicCredentialCache,
+    private readonly mfa: MfaService,
     authenticator: Authenticator,
   ) {
     super();
@@ -41,6 +43,10 @@ export class BasicStrategy extends Strategy implements CredentialStrategy {
 
   private verify(username: string, password: string, clientIp: string, trace: RequestTrace): Awaitable<Principal> {
     if (!this.settings.get('AUTH_BASIC_ENABLED')) throw new AuthError('basic_disabled');
-    return andThen(this.credentials.check({ username, password, clientIp, path: 'basic', trace }, this.cache), (user): Principal => ({ user, method: 'basic', scope: 'write' }));
+    return andThen(this.credentials.check({ username, password, clientIp, path: 'basic', trace }, this.cache), (user): Principal => {
+      // A password alone is not enough for a user with a second factor (SPEC §16); `mfa_enabled` came with the row.
+      if (this.mfa.demandOf(user)) throw new AuthError('mfa_required');
+      return { user, method: 'basic', scope: 'write' };
+    });
   }
 }

@@ -14,10 +14,12 @@ import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
 import { renderLoginPage } from './login-page';
 import { safeNext } from '../common/safe-redirect';
+import { MfaService } from '../mfa/mfa.service';
+import { LOGIN_FAILED, loginTarget } from './login-outcome';
+import { SecondStep } from './second-step.service';
 import { traceOf } from '../common/request-context';
 
-export const LOGIN_FAILED = 'Please enter a correct username and password. Note that both fields may be case-sensitive.';
-const DEFAULT_REDIRECT = '/accounts/profile/';
+export { LOGIN_FAILED };
 
 /** `/api/login/` and `/api/logout/` (seed §5.1, SPEC §2): plain HTML and redirects, not JSON. */
 @Controller('api')
@@ -32,6 +34,8 @@ export class LoginController {
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
     private readonly providers: LoginProviders,
+    private readonly mfa: MfaService,
+    private readonly secondStep: SecondStep,
   ) {}
 
   @Public()
@@ -71,9 +75,11 @@ export class LoginController {
       return res.code(401).type('text/html; charset=utf-8')
         .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
     }
+    // A user with a second factor, or one MFA_REQUIRED_FOR names, gets no session yet (SPEC §16).
+    const demand = this.mfa.demandOf(user);
+    if (demand) return this.secondStep.begin(req, res, user, next, demand);
     await this.sessionLogin.start(req, res, user, 'session');
-    const target = safeNext(next, this.ownOrigin()) ?? DEFAULT_REDIRECT;
-    res.code(302).header('Location', target).type('text/html; charset=utf-8').send('');
+    res.code(302).header('Location', loginTarget(next, this.config)).type('text/html; charset=utf-8').send('');
   }
 
   @Public()

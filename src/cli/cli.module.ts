@@ -6,17 +6,20 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
+import { MfaModule } from '../mfa/mfa.module';
+import { ResetMfaCommand } from './mfa-commands';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
 import { ClearTokensCommand, CreateOAuth2TokenCommand, ListExpiringTokensCommand, RevokeOAuth2TokensCommand } from './token-commands';
 import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand } from './user-commands';
 
 /** The management commands run on the Nest application context: same services, no HTTP server. */
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule],
   providers: [
     CreateSuperuserCommand,
     ChangePasswordCommand,
     EnableLocalAuthenticationCommand,
+    ResetMfaCommand,
     ExpireSessionsCommand,
     CleanupSessionsCommand,
     CreateOAuth2TokenCommand,

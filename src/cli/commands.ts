@@ -2,11 +2,13 @@ import type { CommandDefinition } from './command-layer';
 import type * as SessionCommands from './session-commands';
 import type * as TokenCommands from './token-commands';
 import type * as UserCommands from './user-commands';
+import type * as MfaCommands from './mfa-commands';
 
 /** The implementations, required only when a command runs (they load Nest, TypeORM and the services). */
 const users = () => require('./user-commands') as typeof UserCommands;
 const sessions = () => require('./session-commands') as typeof SessionCommands;
 const tokens = () => require('./token-commands') as typeof TokenCommands;
+const mfa = () => require('./mfa-commands') as typeof MfaCommands;
 
 /**
  * Every management command as the help shows it (issue 34): declared here, apart from its implementation,
@@ -43,6 +45,12 @@ export const COMMANDS: CommandDefinition[] = [
       { flags: '--disable', description: 'refuse local logins' },
     ],
     implementation: () => users().EnableLocalAuthenticationCommand,
+  },
+  {
+    name: 'reset_mfa',
+    description: "Remove every second factor of a user (authenticator app, security keys, recovery codes)",
+    options: [{ flags: '--user <username>', description: 'the user locked out of their factors' }],
+    implementation: () => mfa().ResetMfaCommand,
   },
   {
     name: 'expire_sessions',

@@ -23,8 +23,11 @@ export type AuthErrorCode =
   | 'local_auth_disabled'
   | 'invalid_token'
   | 'token_expired'
-  | 'session_ended';
+  | 'session_ended'
+  | 'mfa_required';
 
+/** SPEC §16: what basic auth and the password grant answer a user who owes a second step. */
+export const MFA_REQUIRED = 'This account uses two-step verification; use a token.';
 export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
 export const NOT_AUTHENTICATED = 'Authentication credentials were not provided. To establish a login session, visit /api/login/.';
 
@@ -36,6 +39,7 @@ const AUTH_DETAIL: Record<AuthErrorCode, string> = {
   invalid_token: 'Invalid or revoked token.',
   token_expired: 'Token has expired.',
   session_ended: 'Your session has ended.',
+  mfa_required: MFA_REQUIRED,
 };
 
 export class DomainError extends Error {

@@ -11,6 +11,7 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_token: 401,
   token_expired: 401,
   session_ended: 401,
+  mfa_required: 401,
   permission_denied: 403,
   insufficient_scope: 403,
   not_found: 404,

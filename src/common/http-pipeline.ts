@@ -111,7 +111,7 @@ export function emptyBody(request: FastifyRequest, _reply: FastifyReply, done: (
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const FORM_PATHS = [/^\/api\/login\/$/, /^\/api\/logout\/$/, /^\/api\/o\//, /^\/sso\//];
+const FORM_PATHS = [/^\/api\/login\/$/, /^\/api\/login\/mfa\/(setup\/)?$/, /^\/api\/logout\/$/, /^\/api\/o\//, /^\/sso\//];
 
 /**
  * Body parsing with the content-type rules of SPEC §1: JSON for the API, form-encoded for the login,

@@ -19,6 +19,8 @@ export interface Account {
   isSystemAuditor: boolean;
   isActive: boolean;
   externalAccount: string | null;
+  /** Whether the account has a second factor (SPEC §16). */
+  mfaEnabled: boolean;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

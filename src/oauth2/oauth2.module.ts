@@ -5,6 +5,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { refuseWhenOAuth2Disabled } from '../tokens/oauth2-disabled.middleware';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
+import { MfaModule } from '../mfa/mfa.module';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeEndpoint } from './authorize-endpoint.service';
@@ -18,7 +19,7 @@ import { TokenEndpoint } from './token-endpoint.service';
 
 /** The OAuth 2 provider endpoints under `/api/o/` (SPEC §5), built on the tokens module. */
 @Module({
-  imports: [TokensModule, SessionsModule, UsersModule, SettingsModule],
+  imports: [TokensModule, SessionsModule, UsersModule, SettingsModule, MfaModule],
   controllers: [OAuth2Controller, AuthorizeController, DeviceController],
   providers: [AuthorizationCodes, DeviceCodes, TokenEndpoint, RevocationEndpoint, IntrospectionEndpoint, AuthorizeEndpoint, DeviceAuthorizationEndpoint],
   exports: [DeviceCodes],

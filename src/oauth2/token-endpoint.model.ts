@@ -8,7 +8,8 @@ import {
   Token,
 } from '@node-oauth/oauth2-server';
 import { Logger } from '@nestjs/common';
-import { AuthError } from '../common/errors';
+import { AuthError, MFA_REQUIRED } from '../common/errors';
+import { MfaService } from '../mfa/mfa.service';
 import { Transactions } from '../database/transactions';
 import { Application } from '../tokens/application.entity';
 import { ApplicationsService, grantsOf } from '../tokens/applications.service';
@@ -37,6 +38,7 @@ export interface TokenEndpointDeps {
   deviceCodes: DeviceCodes;
   transactions: Transactions;
   policy: AccountPolicy;
+  mfa: MfaService;
 }
 
 export interface OAuthClient extends Client {
@@ -104,6 +106,8 @@ export class TokenEndpointModel {
   async getUser(username: string, password: string): Promise<GrantUser | null> {
     try {
       const user = await this.deps.credentials.check({ username, password, clientIp: this.clientIp, path: 'password_grant', trace: this.trace });
+      // A password alone is not enough for a user who owes a second step (SPEC §16): the SPEC's words, not the generic refusal.
+      if (this.deps.mfa.demandOf(user)) throw new InvalidGrantError(MFA_REQUIRED);
       return { entity: user };
     } catch (err) {
       if (err instanceof AuthError) return null;

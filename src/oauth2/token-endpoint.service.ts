@@ -10,6 +10,7 @@ import { TokensService } from '../tokens/tokens.service';
 import { LocalCredentialsService } from '../users/local-credentials.service';
 import { UsersService } from '../users/users.service';
 import { AccountPolicy } from '../users/account-policy';
+import { MfaService } from '../mfa/mfa.service';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
 import { DEVICE_CODE_GRANT, DeviceCodeGrant } from './device-code-grant';
@@ -44,6 +45,7 @@ export class TokenEndpoint {
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly policy: AccountPolicy,
+    private readonly mfa: MfaService,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
@@ -76,6 +78,7 @@ export class TokenEndpoint {
         deviceCodes: this.deviceCodes,
         transactions: this.transactions,
         policy: this.policy,
+        mfa: this.mfa,
       },
       body,
       clientIp(req),

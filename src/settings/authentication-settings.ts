@@ -69,6 +69,9 @@ function originOf(item: string): string | undefined {
   return u.origin;
 }
 
+/** The values of MFA_REQUIRED_FOR. */
+export const MFA_REQUIRED_FOR = ['none', 'superusers', 'all'] as const;
+
 const AUTH = 'authentication';
 const bool = z.boolean();
 
@@ -94,6 +97,8 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   // SPEC §15: a cap over every access token issued (0: none), and how long before expiry a token is "expiring soon".
   { key: 'TOKEN_MAX_LIFETIME_SECONDS', category: AUTH, default: 0, schema: integer(0, OAUTH2_LIFETIME_MAX) },
   { key: 'TOKEN_EXPIRY_WARNING_SECONDS', category: AUTH, default: 604800, schema: integer(0, OAUTH2_LIFETIME_MAX) },
+  // Who must have a second factor (SPEC §16): the form login sets one up before it completes; basic and the password grant refuse.
+  { key: 'MFA_REQUIRED_FOR', category: AUTH, default: 'none', schema: z.enum(MFA_REQUIRED_FOR) },
 ];
 
 /** Typed view of the values the service reads on hot paths. */
@@ -106,6 +111,7 @@ export interface AuthenticationSettings {
   DISABLE_LOCAL_AUTH: boolean;
   OAUTH2_PROVIDER: OAuth2ProviderSettings;
   ALLOW_OAUTH2_FOR_EXTERNAL_USERS: boolean;
+  MFA_REQUIRED_FOR: (typeof MFA_REQUIRED_FOR)[number];
   LOGIN_REDIRECT_OVERRIDE: string;
   CSRF_TRUSTED_ORIGINS: string[];
   LOCAL_PASSWORD_MIN_LENGTH: number;

@@ -1,10 +1,10 @@
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
-import type { SsoStateService } from './sso-state.service';
+import type { PendingStateService } from '../pending-state/pending-state.service';
 
 /** node-saml's request-id cache (InResponseTo) on the shared database, one namespace per IdP. */
 export class SamlRequestCache implements CacheProvider {
   constructor(
-    private readonly store: SsoStateService,
+    private readonly store: PendingStateService,
     private readonly idp: string,
     private readonly ttlSeconds: number,
   ) {}

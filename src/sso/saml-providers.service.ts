@@ -12,7 +12,7 @@ import { NAMEID_UNSPECIFIED, SAML_REQUEST_TTL_SECONDS, samlOptions, ServiceProvi
 import { SsoFailure } from './sso-failure';
 import { SsoPassport } from './sso-passport';
 import type { SamlIdpConfig, SamlUserFlags } from './sso-settings';
-import { SsoStateService } from './sso-state.service';
+import { PendingStateService } from '../pending-state/pending-state.service';
 import { RequestTrace } from '../common/request-context';
 
 /**
@@ -28,7 +28,7 @@ export class SamlProviders {
   constructor(
     private readonly settings: SettingsService,
     private readonly passport: SsoPassport,
-    private readonly store: SsoStateService,
+    private readonly store: PendingStateService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

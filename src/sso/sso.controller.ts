@@ -19,7 +19,7 @@ import { SamlProviders } from './saml-providers.service';
 import { SsoFailure } from './sso-failure';
 import { SsoMethods } from './sso-methods';
 import { SsoPassport, StrategyOutcome } from './sso-passport';
-import { SsoStateService } from './sso-state.service';
+import { PendingStateService } from '../pending-state/pending-state.service';
 import { SsoUsers } from './sso-users.service';
 import { traceOf } from '../common/request-context';
 
@@ -54,7 +54,7 @@ export class SsoController {
     private readonly saml: SamlProviders,
     private readonly methods: SsoMethods,
     private readonly passport: SsoPassport,
-    private readonly store: SsoStateService,
+    private readonly store: PendingStateService,
     private readonly users: SsoUsers,
     private readonly sessionLogin: SessionLogin,
     private readonly metrics: AuthMetrics,
@@ -85,7 +85,7 @@ export class SsoController {
     const next = this.safeNext(req.query.next);
     try {
       const strategy = await this.oidc.strategyName(name, traceOf(req));
-      await this.store.assertRoomFor(clientIp(req));
+      await this.assertRoomFor(clientIp(req));
       const shim: Record<string, unknown> = {};
       (req as Request & { session: unknown }).session = shim;
       const url = expectRedirect(await this.passport.run(strategy, req, { phase: 'login' }));
@@ -137,7 +137,7 @@ export class SsoController {
       // passport-saml would read a SAML message in the query as a logout exchange.
       if (req.query.SAMLRequest !== undefined || req.query.SAMLResponse !== undefined) throw new SsoFailure('invalid_response', 'SAML message on the login route');
       const strategy = this.saml.strategyName(name, traceOf(req));
-      await this.store.assertRoomFor(clientIp(req));
+      await this.assertRoomFor(clientIp(req));
       const handle = randomBytes(32).toString('base64url');
       await this.store.add<PendingSaml>(`relay:${this.store.digest(handle)}`, `saml:${name}`, { next }, SAML_REQUEST_TTL_SECONDS, clientIp(req));
       redirect(res, expectRedirect(await this.passport.run(strategy, req, { additionalParams: { RelayState: handle } })));
@@ -204,6 +204,11 @@ export class SsoController {
     const query = new URLSearchParams({ sso_error: failure.code });
     if (next) query.set('next', next);
     redirect(res, `/api/login/?${query.toString()}`);
+  }
+
+  /** A new pending login only while this address has room for one (PendingStateService.hasRoomFor). */
+  private async assertRoomFor(ip: string): Promise<void> {
+    if (!(await this.store.hasRoomFor(ip))) throw new SsoFailure('too_many', 'too many pending logins from this address');
   }
 
   private safeNext(value: unknown): string {

@@ -14,8 +14,7 @@ import { SSO_FAILURE_MESSAGES } from './sso-failure';
 import { SsoMethods } from './sso-methods';
 import { SsoPassport } from './sso-passport';
 import { checkSamlSpKeyPair, ssoSettingDefinitions } from './sso-settings';
-import { SsoState } from './sso-state.entity';
-import { SsoStateService } from './sso-state.service';
+import { PendingStateModule } from '../pending-state/pending-state.module';
 import { SsoUsers } from './sso-users.service';
 import { SsoController } from './sso.controller';
 
@@ -25,10 +24,9 @@ import { SsoController } from './sso.controller';
  * read: settings categories, login-page buttons and failure texts, users' linked identities.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SocialAuth, SsoState]), UsersModule, SessionsModule, SettingsModule],
+  imports: [TypeOrmModule.forFeature([SocialAuth]), PendingStateModule, UsersModule, SessionsModule, SettingsModule],
   controllers: [SsoController],
-  providers: [SsoPassport, SsoStateService, OidcProviders, SamlProviders, SsoMethods, SsoUsers],
-  exports: [SsoStateService],
+  providers: [SsoPassport, OidcProviders, SamlProviders, SsoMethods, SsoUsers],
 })
 export class SsoModule implements OnModuleInit {
   constructor(

@@ -122,10 +122,12 @@ td.actions button + button { margin-left: .4rem; }
   padding: 1.5rem; background: var(--paper);
   border: 1px solid var(--line); border-top: 0; border-radius: 0 0 10px 10px;
 }
-.token-form { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-end; margin-bottom: 1rem; }
-.token-form .field { flex: 1 1 14rem; }
-.token-form .field.narrow { flex: 0 1 8rem; }
-.token-form button { margin-top: .75rem; }
+.inline-form { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: flex-end; margin-bottom: 1rem; }
+.inline-form .field { flex: 1 1 14rem; }
+.inline-form .field.narrow { flex: 0 1 8rem; }
+.inline-form button { margin-top: .75rem; }
+.recovery-codes { columns: 2; font-size: 1.05rem; }
+img.qr { display: block; margin: .5rem 0; image-rendering: pixelated; }
 .new-token { margin: 0 0 1.5rem; padding: 1rem; background: var(--warn-wash); border: 1px solid #e3c96b; border-radius: var(--radius); }
 .new-token label { margin-top: 0; }
 .new-token p { margin: 0 0 .5rem; }

@@ -12,6 +12,8 @@ export interface ProfilePageModel {
   tokenExpiryWarning: number;
   /** The server's time as the page is rendered: profile.js measures expiry against it, not the browser's clock. */
   now: Date;
+  /** Local and LDAP users manage their second factors here (SPEC §16); SSO users verify at their provider. */
+  showSecurity: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ export function renderProfilePage(model: ProfilePageModel): string {
   const tabs = [
     ...(model.showTokens ? [{ id: 'tokens', label: 'Tokens', panel: tokensPanel() }] : []),
     { id: 'sessions', label: 'Sessions', panel: sessionsPanel() },
+    ...(model.showSecurity ? [{ id: 'security', label: 'Security', panel: securityPanel() }] : []),
   ];
   const tabButtons = tabs
     .map((tab, i) =>
@@ -48,7 +51,8 @@ export function renderProfilePage(model: ProfilePageModel): string {
     '<noscript><p class="alert">The token and session lists need JavaScript.</p></noscript>' +
     '</main></div>' +
     idleDialog();
-  return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', '/static/profile.js'] });
+  const security = model.showSecurity ? ['/static/webauthn.js', '/static/security.js'] : [];
+  return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', ...security, '/static/profile.js'] });
 }
 
 function identity(user: User): string {
@@ -74,7 +78,7 @@ function tokensPanel(): string {
   return (
     '<h2>Personal access tokens</h2>' +
     '<p class="hint">A token lets a script use the API as you (<code>Authorization: Bearer …</code>). A <code>read</code> token can only read.</p>' +
-    '<form id="token-form" class="token-form">' +
+    '<form id="token-form" class="inline-form">' +
     '<div class="field"><label for="token-description">Description</label>' +
     '<input id="token-description" name="description" type="text" maxlength="1024" autocomplete="off"></div>' +
     '<div class="field narrow"><label for="token-scope">Scope</label>' +
@@ -100,6 +104,39 @@ function sessionsPanel(): string {
     '<p id="sessions-status" class="status" role="status"></p>' +
     table('sessions', 'Your sessions', ['Browser', 'Address', 'Signed in', 'Last seen', 'Expires']) +
     '<div class="toolbar"><button type="button" id="sessions-refresh" class="secondary">Refresh</button></div>'
+  );
+}
+
+/** The Security tab (SPEC §16): the authenticator app, the recovery codes, the security keys; security.js drives it. */
+function securityPanel(): string {
+  const codeField = (id: string) =>
+    `<div class="field narrow"><label for="${id}">Authentication code</label>` +
+    `<input id="${id}" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="64" required></div>`;
+  return (
+    '<h2>Two-step verification</h2>' +
+    '<p class="hint">A second step at every login with your password: a code from an authenticator app, or a security key.</p>' +
+    '<p id="security-status" class="status" role="status"></p>' +
+    '<h3>Authenticator app</h3>' +
+    '<p id="totp-state"></p>' +
+    '<button type="button" id="totp-start" hidden>Set up authenticator app</button>' +
+    '<div id="totp-enrol" hidden>' +
+    '<img id="totp-qr" alt="QR code for your authenticator app: scan it, or type the secret below" width="200" height="200">' +
+    '<p>Secret: <code id="totp-secret"></code></p>' +
+    `<form id="totp-confirm-form" class="inline-form">${codeField('totp-code')}<button type="submit">Confirm</button></form></div>` +
+    `<form id="totp-remove-form" class="inline-form" hidden>${codeField('totp-remove-code')}` +
+    '<button type="submit" class="secondary">Remove authenticator app</button></form>' +
+    '<h3>Recovery codes</h3>' +
+    '<p id="recovery-left"></p>' +
+    '<div id="recovery-codes" class="new-token" hidden><p id="recovery-hint">Save these now: each works once, and they are shown only this time.</p>' +
+    '<ul id="recovery-codes-list" class="recovery-codes" aria-describedby="recovery-hint"></ul></div>' +
+    `<form id="recovery-form" class="inline-form" hidden>${codeField('recovery-code')}` +
+    '<button type="submit" class="secondary">New recovery codes</button></form>' +
+    '<h3>Security keys</h3>' +
+    '<form id="key-form" class="inline-form"><div class="field"><label for="key-name">Key name</label>' +
+    '<input id="key-name" name="name" type="text" maxlength="100" autocomplete="off" required></div>' +
+    '<button type="submit">Add security key</button></form>' +
+    table('keys', 'Your security keys', ['Name', 'Added', 'Last used']) +
+    '<p id="keys-empty" class="empty" hidden>No security keys yet.</p>'
   );
 }
 

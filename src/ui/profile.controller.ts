@@ -32,6 +32,7 @@ export class ProfileController {
       user,
       csrfToken: this.csrf.ensureCookie(req, res),
       showTokens,
+      showSecurity: !user.externalAccount || user.externalAccount === 'ldap',
       sessionTimeout: Number.isFinite(timeout) ? timeout : undefined,
       tokenExpiryWarning: this.settings.get('TOKEN_EXPIRY_WARNING_SECONDS'),
       now: this.clock.now(),

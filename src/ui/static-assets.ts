@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { APP_ICON, APP_STYLESHEET } from './app-stylesheet';
 
 export interface StaticAsset {
@@ -11,7 +11,17 @@ export interface StaticAsset {
 }
 
 /** The browser scripts, compiled by the project's tsc from `src/ui/assets/*.ts` next to this file. */
-const SCRIPTS = ['session-monitor.js', 'profile.js'];
+const SCRIPTS = ['session-monitor.js', 'security.js', 'profile.js', 'second-step.js'];
+
+/**
+ * @simplewebauthn/browser's own browser bundle (the package's `unpkg` file), served as `webauthn.js`: the
+ * pages have no module loader, and the library does the base64url and credential conversions for them.
+ */
+function webauthnBundle(): string {
+  const entry = require.resolve('@simplewebauthn/browser');
+  const root = entry.slice(0, entry.lastIndexOf(`${sep}script${sep}`));
+  return readFileSync(join(root, 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
+}
 
 /**
  * The fixed allow-list of `/static/`: nothing else is ever read from disk for a request, so no
@@ -30,6 +40,7 @@ export class StaticAssets {
       // The source map is not served, so the comment pointing at it would only earn a 404.
       this.add(name, 'text/javascript; charset=utf-8', source.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
     }
+    this.add('webauthn.js', 'text/javascript; charset=utf-8', webauthnBundle());
   }
 
   get(name: string): StaticAsset | undefined {

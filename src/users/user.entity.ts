@@ -35,6 +35,13 @@ export class User implements Account {
   @Column({ name: 'external_account', type: 'varchar', length: 20, nullable: true })
   externalAccount: string | null;
 
+  /**
+   * Whether the user has a confirmed second factor (SPEC §16), kept in step by the mfa module: a column
+   * of the row every password path already reads, so basic auth's repeat path asks nothing more.
+   */
+  @Column({ name: 'mfa_enabled', type: 'boolean', default: false })
+  mfaEnabled: boolean;
+
   @Column({ type: 'datetime', precision: 3 })
   created: Date;
 

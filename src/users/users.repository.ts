@@ -23,7 +23,7 @@ export interface Pair {
 }
 
 /** The fields of a user the create and update paths write. */
-export type UserValues = Omit<User, 'id' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId' | 'tokensRevokedBefore'>;
+export type UserValues = Omit<User, 'id' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId' | 'tokensRevokedBefore' | 'mfaEnabled'>;
 
 /** How many counters one sweep of the login throttle deletes at most. */
 export const THROTTLE_SWEEP_BATCH = 1000;

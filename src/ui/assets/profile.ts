@@ -87,7 +87,7 @@
     if (focus) tab.focus();
     const name = tab.dataset.tab!;
     history.replaceState(null, '', `#${name}`);
-    void loaders[name]?.();
+    void (loaders[name] ?? window.tabLoaders?.[name])?.();
   }
 
   for (const tab of tabs) {

@@ -1,16 +1,20 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * Short-lived single sign-on state shared by every node: pending OIDC logins (keyed by a hash of
- * the browser's binding cookie), SAML RelayState handles, outstanding AuthnRequest ids (node-saml's
- * InResponseTo cache) and the ids of assertions already used (the replay cache).
+ * Short-lived state shared by every node: pending OIDC logins (keyed by a hash of the browser's binding
+ * cookie), SAML RelayState handles, outstanding AuthnRequest ids (node-saml's InResponseTo cache), the ids
+ * of assertions already used (the replay cache), and logins waiting for their second step.
  */
-@Entity({ name: 'sso_state' })
-export class SsoState {
-  /** "<kind>:..." e.g. "oidc:<sha256>", "relay:<sha256>", "samlreq:<idp>:<id>", "assertion:<idp>:<id>". */
+@Entity({ name: 'pending_state' })
+export class PendingState {
+  /**
+   * "<kind>:..." e.g. "oidc:<sha256>", "relay:<sha256>", "samlreq:<idp>:<id>", "assertion:<idp>:<id>",
+   * "mfa:<sha256>", "webauthn-reg:<user id>".
+   */
   @PrimaryColumn({ name: 'state_key', type: 'varchar', length: 255 })
   key: string;
 
+  /** Whose state it is: an SSO provider key ("oidc:<name>", "saml:<idp>"), or "mfa". */
   @Column({ type: 'varchar', length: 160, default: '' })
   provider: string;
 

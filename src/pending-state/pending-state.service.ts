@@ -5,14 +5,13 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/secret-box';
 import { isUniqueViolation } from '../database/errors';
-import { SsoFailure } from './sso-failure';
-import { SsoState } from './sso-state.entity';
+import { PendingState } from './pending-state.entity';
 
-/** Pending single sign-on logins one client address may have at once (each lives 10 minutes at most). */
+/** Pending logins (single sign-on, second step) one client address may have at once (each lives 10 minutes at most). */
 export const PENDING_LOGINS_PER_ADDRESS = 30;
 
 /** How often expired entries are swept (src/background-work.ts). */
-export const SSO_STATE_SWEEP_MS = 60 * 1000;
+export const PENDING_STATE_SWEEP_MS = 60 * 1000;
 
 export interface StoredState<T> {
   provider: string;
@@ -20,16 +19,16 @@ export interface StoredState<T> {
 }
 
 /**
- * The database-backed store behind every piece of single sign-on state, so a login started on one
- * node completes on another. Values are encrypted with SECRET_KEY. `take` is single-use under
- * concurrency: only the caller whose DELETE removed the row gets it.
+ * The database-backed store behind every piece of short-lived login state (single sign-on, the second
+ * step of a login), so a login started on one node completes on another. Values are encrypted with
+ * SECRET_KEY. `take` is single-use under concurrency: only the caller whose DELETE removed the row gets it.
  */
 @Injectable()
-export class SsoStateService {
+export class PendingStateService {
   private readonly box: SecretBox;
 
   constructor(
-    @InjectRepository(SsoState) private readonly states: Repository<SsoState>,
+    @InjectRepository(PendingState) private readonly states: Repository<PendingState>,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
   ) {
@@ -85,13 +84,12 @@ export class SsoStateService {
   }
 
   /**
-   * Refuses a new pending login when this address already has PENDING_LOGINS_PER_ADDRESS of them
-   * unexpired: anonymous requests cannot grow the table without bound (an index on (client_ip, expires)
-   * answers the count).
+   * False when this address already has PENDING_LOGINS_PER_ADDRESS pending logins unexpired: anonymous
+   * requests cannot grow the table without bound (an index on (client_ip, expires) answers the count).
    */
-  async assertRoomFor(clientIp: string): Promise<void> {
+  async hasRoomFor(clientIp: string): Promise<boolean> {
     const pending = await this.states.count({ where: { clientIp, expires: MoreThan(this.clock.now()) } });
-    if (pending >= PENDING_LOGINS_PER_ADDRESS) throw new SsoFailure('too_many', `${pending} pending logins from this address`);
+    return pending < PENDING_LOGINS_PER_ADDRESS;
   }
 
   async sweep(): Promise<number> {
@@ -99,7 +97,7 @@ export class SsoStateService {
     return removed.affected ?? 0;
   }
 
-  private open<T>(row: SsoState): T {
+  private open<T>(row: PendingState): T {
     return JSON.parse(this.box.decrypt(row.data ?? 'null')) as T;
   }
 }

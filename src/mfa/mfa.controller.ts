@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { PermissionDenied } from '../common/errors';
+import { IdPipe } from '../common/id.pipe';
+import { CurrentPrincipal, Principal } from '../common/principal';
+import { CurrentTrace, RequestTrace } from '../common/request-context';
+import { text, validateBody } from '../common/validation';
+import type { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
+import { MfaService } from './mfa.service';
+import { SecurityKeys } from './security-keys.service';
+
+const CODE_BODY = z.object({ code: text(64) });
+const KEY_BODY = z.object({ name: text(100), credential: z.record(z.string(), z.unknown()) });
+
+/**
+ * `/api/v2/me/mfa/…` (SPEC §16): a user's own second factors, and a superuser's reset of anyone's. The
+ * reset lives here rather than on UsersController: users/ sits below the features and knows no factor.
+ */
+@Controller('api/v2')
+export class MfaController {
+  constructor(
+    private readonly mfa: MfaService,
+    private readonly keys: SecurityKeys,
+    private readonly users: UsersService,
+  ) {}
+
+  @Get('me/mfa')
+  status(@CurrentPrincipal() principal: Principal) {
+    return this.mfa.status(principal.user);
+  }
+
+  @Post('me/mfa/totp')
+  startTotp(@CurrentPrincipal() principal: Principal, @CurrentTrace() trace: RequestTrace) {
+    return this.mfa.startTotp(mayEnrol(principal.user), trace);
+  }
+
+  @Post('me/mfa/totp/confirm')
+  @HttpCode(200)
+  async confirmTotp(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const { code } = validateBody(CODE_BODY, body);
+    return { recovery_codes: await this.mfa.confirmTotp(mayEnrol(principal.user), code, trace) };
+  }
+
+  @Delete('me/mfa/totp')
+  @HttpCode(204)
+  async removeTotp(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const { code } = validateBody(CODE_BODY, body);
+    await this.mfa.removeTotp(principal.user, code, trace);
+  }
+
+  @Post('me/mfa/recovery_codes')
+  @HttpCode(200)
+  async recoveryCodes(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const { code } = validateBody(CODE_BODY, body);
+    return { recovery_codes: await this.mfa.regenerateRecoveryCodes(principal.user, code, trace) };
+  }
+
+  @Post('me/mfa/security_keys/options')
+  @HttpCode(200)
+  keyOptions(@CurrentPrincipal() principal: Principal) {
+    return this.keys.registrationOptions(mayEnrol(principal.user));
+  }
+
+  /** 201 with the key; a first factor's response also carries the ten recovery codes, shown this once. */
+  @Post('me/mfa/security_keys')
+  async addKey(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const { name, credential } = validateBody(KEY_BODY, body);
+    const key = await this.keys.register(mayEnrol(principal.user), name, credential, trace);
+    const codes = await this.mfa.ensureRecoveryCodes(principal.user);
+    return { id: key.id, name: key.name, created: key.created.toISOString(), last_used: null, ...(codes ? { recovery_codes: codes } : {}) };
+  }
+
+  @Delete('me/mfa/security_keys/:id')
+  @HttpCode(204)
+  removeKey(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
+    return this.keys.remove(principal.user, id, trace);
+  }
+
+  /** Every factor of user N, for a user locked out of them (superusers only). */
+  @Delete('users/:id/mfa')
+  @HttpCode(204)
+  async reset(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
+    if (!principal.user.isSuperuser) throw new PermissionDenied();
+    await this.mfa.resetAll(await this.users.getOr404(id), `api:${principal.user.username}`, trace);
+  }
+}
+
+/** Local and LDAP users add factors; SSO users verify at their identity provider, service accounts never log in. */
+function mayEnrol(user: User): User {
+  if (user.externalAccount && user.externalAccount !== 'ldap') {
+    throw new PermissionDenied('Two-step verification is for local and LDAP accounts; your identity provider verifies you.');
+  }
+  return user;
+}

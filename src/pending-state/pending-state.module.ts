@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PendingState } from './pending-state.entity';
+import { PendingStateService } from './pending-state.service';
+
+/** Short-lived login state every node shares: single sign-on transactions and logins waiting for a second step. */
+@Module({
+  imports: [TypeOrmModule.forFeature([PendingState])],
+  providers: [PendingStateService],
+  exports: [PendingStateService],
+})
+export class PendingStateModule {}
