@@ -93,7 +93,7 @@ describe('/api/o/authorize/: authorization code and implicit grants (RFC 6749 §
     assert.ok(csrfFromPage(page.text));
     assert.equal(page.headers['x-frame-options'], 'DENY');
     assert.match(page.headers['content-security-policy'], /frame-ancestors 'none'/);
-    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['referrer-policy'], 'same-origin');
   });
 
   it('runs the code flow end to end: consent, code in the query with state, exchange with PKCE S256 (RFC 7636 vector)', async () => {

@@ -80,6 +80,19 @@ describe('client credentials and service accounts (RFC 6749 §4.4)', () => {
     assert.ok(tokens.body.results.every((r: { application: number }) => r.application === ci.id));
   });
 
+  it('caps its tokens with TOKEN_MAX_LIFETIME_SECONDS like every grant', async () => {
+    await t.settings({ TOKEN_MAX_LIFETIME_SECONDS: 3600 });
+    try {
+      const token = await issue(ci);
+      assert.equal(token.expires_in, 3600);
+      const listed = await t.http().get(`/api/v2/users/${ci.body.service_account}/tokens/?order_by=-id`).set('Authorization', admin).expect(200);
+      const expires = new Date(listed.body.results[0].expires).getTime() - new Date(listed.body.results[0].created).getTime();
+      assert.equal(expires, 3600 * 1000);
+    } finally {
+      await t.settings({ TOKEN_MAX_LIFETIME_SECONDS: 0 });
+    }
+  });
+
   it('answers the RFC 6749 errors: no secret, a wrong secret, a scope it cannot have, another grant type', async () => {
     const noSecret = await tokenRequest(t, { grant_type: 'client_credentials' }, { clientId: ci.clientId });
     assert.equal(noSecret.status, 401, JSON.stringify(noSecret.body));

@@ -287,6 +287,20 @@ describe('device authorization grant (RFC 8628)', () => {
     assert.ok(Number(issued[0].n) >= 1);
   });
 
+  it('caps the token it issues with TOKEN_MAX_LIFETIME_SECONDS like every grant', async () => {
+    await t.settings({ TOKEN_MAX_LIFETIME_SECONDS: 7200 });
+    try {
+      const alice = await signIn('alice', 'Alice-pass-1');
+      const code = await newCode();
+      assert.equal((await decideDevice(alice, alice.csrf, code.user_code)).status, 200);
+      const issued = await poll(code.device_code);
+      assert.equal(issued.status, 200, issued.text);
+      assert.equal(issued.body.expires_in, 7200);
+    } finally {
+      await t.settings({ TOKEN_MAX_LIFETIME_SECONDS: 0 });
+    }
+  });
+
   it('expires after 600 seconds: the poll hears expired_token, the page says so', async () => {
     const alice = await signIn('alice', 'Alice-pass-1');
     const code = await newCode();

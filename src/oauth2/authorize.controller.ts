@@ -62,7 +62,9 @@ export class AuthorizeController {
     params: Record<string, unknown>,
     then: (request: AuthorizationRequest, user: Principal) => Promise<void>,
   ): Promise<void> {
-    res.header('Referrer-Policy', 'no-referrer');
+    // The query (state, PKCE challenge) never leaves for another origin. Not `no-referrer`: under it a browser
+    // posts the consent form with `Origin: null`, which the CSRF check must refuse (found by the device page's browser test).
+    res.header('Referrer-Policy', 'same-origin');
     let request: AuthorizationRequest;
     try {
       request = await this.endpoint.check(params);
