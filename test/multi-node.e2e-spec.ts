@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { generate } from 'otplib';
 import request from 'supertest';
 import { basic } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-db';
@@ -58,6 +59,19 @@ describe('two service processes on one database', () => {
     assert.ok(Number(res.headers['retry-after']) > 0);
   });
 
+  it('a TOTP code used for a login on node A is refused on node B (SPEC §16, issue 31)', async () => {
+    const created = await request(a.url).post('/api/v2/users/').set('Authorization', admin).send({ username: 'twostep', password: 'Two-step-pass-1' }).expect(201);
+    const own = basic('twostep', 'Two-step-pass-1');
+    const { secret } = (await request(a.url).post('/api/v2/me/mfa/totp/').set('Authorization', own).send({}).expect(201)).body;
+    // Confirmed on node B with the previous step's code (one step of drift is allowed), so the current one is unused.
+    const previous = await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 });
+    await request(b.url).post('/api/v2/me/mfa/totp/confirm/').set('Authorization', own).send({ code: previous }).expect(200);
+    const current = await generate({ secret });
+    assert.equal((await secondStep(a.url, current)).status, 302, 'node A takes the current code');
+    assert.equal((await secondStep(b.url, current)).status, 401, 'node B refuses it: each code once, on every node');
+    await request(a.url).delete(`/api/v2/users/${created.body.id}/mfa/`).set('Authorization', admin).expect(204);
+  });
+
   it('AUTH_BASIC_ENABLED switched off on node A is honoured by node B within one second', async () => {
     await request(a.url).patch('/api/v2/settings/authentication/').set('Authorization', admin).send({ AUTH_BASIC_ENABLED: false }).expect(200);
     await request(a.url).get('/api/v2/me/').set('Authorization', admin).expect(401);
@@ -69,4 +83,16 @@ describe('two service processes on one database', () => {
     }
     assert.equal(status, 401, 'node B refused basic within one second');
   });
+
 });
+
+/** The form login of `twostep` on one node, then its second step with `code`. */
+async function secondStep(url: string, code: string) {
+  const agent = request.agent(url);
+  const page = await agent.get('/api/login/').expect(200);
+  const csrf = /csrftoken=([^;]+)/.exec(String(page.headers['set-cookie']))![1];
+  const form = (path: string) => agent.post(path).set('X-CSRFToken', csrf).set('Referer', `${url}/api/login/`).type('form');
+  const password = await form('/api/login/').send({ username: 'twostep', password: 'Two-step-pass-1' });
+  assert.equal(password.status, 200, 'the password step asks for the second');
+  return form('/api/login/mfa/').send({ code });
+}

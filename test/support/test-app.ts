@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { APP_CONFIG, AppConfig, loadAppConfig } from '../../src/config/app-config';
@@ -42,7 +43,11 @@ logSink.write = (line: string) => {
  * The real AppModule behind the production pipeline (setupApp), on a fresh database, listening on
  * a loopback port, with a clock the test can move. Every log line is captured for secret scans.
  */
-export async function startTestApp(opts: { env?: Record<string, string>; db?: TestDatabase } = {}): Promise<TestApp> {
+/**
+ * `port`: listen there instead of on a free port the system picks (a browser test whose PUBLIC_URL must name
+ * the real port, as WebAuthn's origin check does).
+ */
+export async function startTestApp(opts: { env?: Record<string, string>; db?: TestDatabase; port?: number } = {}): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
   const config = loadAppConfig({
     DATA_DIR: db.dataDir,
@@ -66,7 +71,7 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
   });
   await app.init();
   await app.get(UsersService).ensureBootstrapAdmin('admin', ADMIN_PASSWORD);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(opts.port ?? 0, '127.0.0.1');
   const server = app.getHttpServer() as Server;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -95,6 +100,16 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
       if (!opts.db) await db.drop();
     },
   };
+}
+
+/** A loopback port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
 }
 
 export function basic(username: string, password: string): string {
