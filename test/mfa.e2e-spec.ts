@@ -197,11 +197,11 @@ describe('two-step verification (SPEC §16)', () => {
 
     const jane = await enrolled('jane');
     await t.http().get('/api/v2/me/').set('Authorization', jane.auth).expect(401);
-    const run = await runManage(['reset_mfa', '--user', 'jane'], { DATABASE_URL: t.db.url, DATA_DIR: t.db.dataDir, SECRET_KEY: t.config.secretKey });
+    const run = runManage(['reset_mfa', '--user', 'jane'], { DATABASE_URL: t.db.url, DATA_DIR: t.db.dataDir, SECRET_KEY: t.config.secretKey });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /Two-step verification reset for user 'jane'/);
     await t.http().get('/api/v2/me/').set('Authorization', jane.auth).expect(200);
-    const missing = await runManage(['reset_mfa', '--user', 'nobody'], { DATABASE_URL: t.db.url, DATA_DIR: t.db.dataDir, SECRET_KEY: t.config.secretKey });
+    const missing = runManage(['reset_mfa', '--user', 'nobody'], { DATABASE_URL: t.db.url, DATA_DIR: t.db.dataDir, SECRET_KEY: t.config.secretKey });
     assert.notEqual(missing.status, 0);
   });
 

@@ -21,15 +21,17 @@
     alert.textContent = text;
   }
 
-  button.addEventListener('click', async () => {
-    button.disabled = true;
+  async function useKey(): Promise<void> {
+    button!.disabled = true;
     try {
-      const credential = await window.SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: JSON.parse(button.dataset.options ?? '{}') });
-      field.value = JSON.stringify(credential);
-      form.submit();
+      const credential = await window.SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: JSON.parse(button!.dataset.options ?? '{}') });
+      field!.value = JSON.stringify(credential);
+      form!.submit();
     } catch (err) {
       say(`The security key did not answer: ${(err as Error).message}`);
-      button.disabled = false;
+      button!.disabled = false;
     }
-  });
+  }
+
+  button.addEventListener('click', () => void useKey());
 })();

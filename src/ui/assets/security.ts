@@ -78,21 +78,23 @@ interface Window {
     remove.className = 'danger';
     remove.textContent = 'Remove';
     remove.setAttribute('aria-describedby', cells[0].id);
-    remove.addEventListener('click', async () => {
-      remove.disabled = true;
-      const res = await api.request(`/api/v2/me/mfa/security_keys/${key.id}/`, { method: 'DELETE' });
-      if (res.status !== 204) {
-        remove.disabled = false;
-        return say(detailOf(res.body, 'The key could not be removed.'), true);
-      }
-      say(`Security key "${key.name}" removed.`);
-      await load();
-    });
+    remove.addEventListener('click', () => void removeKey(key, remove));
     const actions = document.createElement('td');
     actions.className = 'actions';
     actions.append(remove);
     row.append(...cells, actions);
     return row;
+  }
+
+  async function removeKey(key: Status['security_keys'][number], button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    const res = await api.request(`/api/v2/me/mfa/security_keys/${key.id}/`, { method: 'DELETE' });
+    if (res.status !== 204) {
+      button.disabled = false;
+      return say(detailOf(res.body, 'The key could not be removed.'), true);
+    }
+    say(`Security key "${key.name}" removed.`);
+    await load();
   }
 
   /** Runs a form's request with its button disabled; the answer's body, or null after saying why it failed. */
@@ -110,14 +112,16 @@ interface Window {
 
   const codeOf = (form: HTMLFormElement) => (form.elements.namedItem('code') as HTMLInputElement).value.trim();
 
-  byId('totp-start')?.addEventListener('click', async () => {
+  async function startTotp(): Promise<void> {
     const res = await api.request('/api/v2/me/mfa/totp/', { method: 'POST', body: {} });
     if (res.status !== 201) return say(detailOf(res.body, 'The authenticator app could not be set up.'), true);
     byId<HTMLImageElement>('totp-qr')!.src = res.body.qr_code;
     byId('totp-secret')!.textContent = res.body.secret;
     byId('totp-enrol')!.hidden = false;
     byId('totp-code')!.focus();
-  });
+  }
+
+  byId('totp-start')?.addEventListener('click', () => void startTotp());
 
   onSubmit('totp-confirm-form', async (form) => {
     const res = await api.request('/api/v2/me/mfa/totp/confirm/', { method: 'POST', body: { code: codeOf(form) } });
