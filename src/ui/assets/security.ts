@@ -123,31 +123,21 @@ interface Window {
 
   byId('totp-start')?.addEventListener('click', () => void startTotp());
 
-  onSubmit('totp-confirm-form', async (form) => {
-    const res = await api.request('/api/v2/me/mfa/totp/confirm/', { method: 'POST', body: { code: codeOf(form) } });
-    if (res.status !== 200) return say(detailOf(res.body, 'The code was not accepted.'), true);
-    form.reset();
-    say('Authenticator app set up.');
-    showCodes(res.body.recovery_codes);
-    await load();
-  });
+  /** A form that proves a current code: the request, then its message, the new recovery codes if any, and a reload. */
+  function codeForm(formId: string, path: string, method: string, expected: number, done: string): void {
+    onSubmit(formId, async (form) => {
+      const res = await api.request(path, { method, body: { code: codeOf(form) } });
+      if (res.status !== expected) return say(detailOf(res.body, 'The code was not accepted.'), true);
+      form.reset();
+      say(done);
+      if (res.body?.recovery_codes) showCodes(res.body.recovery_codes);
+      await load();
+    });
+  }
 
-  onSubmit('totp-remove-form', async (form) => {
-    const res = await api.request('/api/v2/me/mfa/totp/', { method: 'DELETE', body: { code: codeOf(form) } });
-    if (res.status !== 204) return say(detailOf(res.body, 'The code was not accepted.'), true);
-    form.reset();
-    say('Authenticator app removed.');
-    await load();
-  });
-
-  onSubmit('recovery-form', async (form) => {
-    const res = await api.request('/api/v2/me/mfa/recovery_codes/', { method: 'POST', body: { code: codeOf(form) } });
-    if (res.status !== 200) return say(detailOf(res.body, 'The code was not accepted.'), true);
-    form.reset();
-    say('New recovery codes made; the old ones no longer work.');
-    showCodes(res.body.recovery_codes);
-    await load();
-  });
+  codeForm('totp-confirm-form', '/api/v2/me/mfa/totp/confirm/', 'POST', 200, 'Authenticator app set up.');
+  codeForm('totp-remove-form', '/api/v2/me/mfa/totp/', 'DELETE', 204, 'Authenticator app removed.');
+  codeForm('recovery-form', '/api/v2/me/mfa/recovery_codes/', 'POST', 200, 'New recovery codes made; the old ones no longer work.');
 
   onSubmit('key-form', async (form) => {
     const name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
