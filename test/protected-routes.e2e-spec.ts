@@ -10,6 +10,9 @@ const PUBLIC = new Set([
   'GET /api/v2/auth/',
   'GET /api/login/',
   'POST /api/login/',
+  // The second step of a login: what it needs is the pending cookie of a password just proven (SPEC §16).
+  'POST /api/login/mfa/',
+  'POST /api/login/mfa/setup/',
   'GET /api/logout/',
   'POST /api/logout/',
   'GET /api/o/',
