@@ -2,17 +2,22 @@ import { Module } from '@nestjs/common';
 import { CommonModule } from '../common/common.module';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { LdapModule } from '../ldap/ldap.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
+import { LdapTestCommand } from './ldap-commands';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
 import { ClearTokensCommand, CreateOAuth2TokenCommand, RevokeOAuth2TokensCommand } from './token-commands';
 import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand } from './user-commands';
 
-/** The management commands run on the Nest application context: same services, no HTTP server. */
+/**
+ * The management commands run on the Nest application context: same services, no HTTP server. LdapModule
+ * is here for `ldap_test`, and so that the LDAP settings exist for every command.
+ */
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, LdapModule],
   providers: [
     CreateSuperuserCommand,
     ChangePasswordCommand,
@@ -22,6 +27,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
     CreateOAuth2TokenCommand,
     RevokeOAuth2TokensCommand,
     ClearTokensCommand,
+    LdapTestCommand,
   ],
 })
 export class CliModule {}

@@ -19,6 +19,8 @@ export interface Account {
   isSystemAuditor: boolean;
   isActive: boolean;
   externalAccount: string | null;
+  /** An LDAP user's directory entry (null for others). */
+  ldapDn: string | null;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

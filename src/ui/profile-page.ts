@@ -46,10 +46,26 @@ export function renderProfilePage(model: ProfilePageModel): string {
   return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', '/static/profile.js'] });
 }
 
+/** How the user logs in: a local password, single sign-on, a directory (with its entry), or a service account. */
+function accountName(user: User): string {
+  switch (user.externalAccount) {
+    case null:
+      return 'Local';
+    case 'ldap':
+      return user.ldapDn ? `LDAP directory (${user.ldapDn})` : 'LDAP directory';
+    case 'service':
+      return 'Service account';
+    case 'social':
+      return 'Single sign-on';
+    default:
+      return `External (${user.externalAccount})`;
+  }
+}
+
 function identity(user: User): string {
   const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
   const role = user.isSuperuser ? 'Superuser' : user.isSystemAuditor ? 'System auditor' : 'User';
-  const account = user.externalAccount ? `Single sign-on (${user.externalAccount})` : 'Local';
+  const account = accountName(user);
   const facts: [string, string][] = [
     ['Name', name ? escapeHtml(name) : '—'],
     ['Email', user.email ? escapeHtml(user.email) : '—'],

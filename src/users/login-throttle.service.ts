@@ -72,6 +72,14 @@ export class LoginThrottle {
     return this.repository.recordSuccess(reservation.id, reservation.windowStart, reservation.failuresBefore);
   }
 
+  /**
+   * The attempt could not be decided (a password backend was unreachable, SPEC §14): it ends without
+   * counting, neither a failure nor a success.
+   */
+  release(reservation: Reservation): Promise<void> {
+    return this.repository.releasePending(reservation.id);
+  }
+
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
   admitKnownGood(row: ThrottleRow | null): Awaitable<void> {
     if (!row || row.failures <= 0 || this.windowOver(row)) return;
