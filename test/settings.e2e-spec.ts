@@ -34,6 +34,7 @@ describe('runtime settings (SPEC §9)', () => {
       LOGIN_FAILURES_ALLOWED: 5,
       LOGIN_FAILURE_WINDOW: 900,
       ALLOW_METRICS_FOR_ANONYMOUS_USERS: false,
+      AUTH_LDAP_CACHE_SECONDS: 60,
     });
   });
 

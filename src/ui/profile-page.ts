@@ -46,7 +46,7 @@ export function renderProfilePage(model: ProfilePageModel): string {
   return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', '/static/profile.js'] });
 }
 
-/** How the user logs in: a local password, single sign-on, a directory (with its entry), or a service account. */
+/** How the user logs in: a local password, a directory (with its entry), a service account, or single sign-on. */
 function accountName(user: User): string {
   switch (user.externalAccount) {
     case null:
@@ -55,10 +55,8 @@ function accountName(user: User): string {
       return user.ldapDn ? `LDAP directory (${user.ldapDn})` : 'LDAP directory';
     case 'service':
       return 'Service account';
-    case 'social':
-      return 'Single sign-on';
     default:
-      return `External (${user.externalAccount})`;
+      return `Single sign-on (${user.externalAccount})`;
   }
 }
 
