@@ -265,6 +265,17 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       await configure({ AUTH_LDAP_REQUIRE_GROUP: null, AUTH_LDAP_DENY_GROUP: null });
     });
 
+    it('a user search that finds more than one entry refuses the login (and says why in the log)', async () => {
+      await configure({ AUTH_LDAP_USER_SEARCH: [PEOPLE, 'SCOPE_ONELEVEL', '(|(uid=%(user)s)(sn=Clash))'] });
+      try {
+        const from = t.logs.length;
+        assert.equal((await formLogin(t, 'dave', PASSWORDS.dave)).status, 401);
+        assert.deepEqual(events(from, 'login_failed').map((e) => [e.directory, e.reason]), [['default', 'ambiguous_user']]);
+      } finally {
+        await configure({ AUTH_LDAP_USER_SEARCH: defaultDirectory(ldap).AUTH_LDAP_USER_SEARCH });
+      }
+    });
+
     it('an empty password never binds: refused before any directory is asked', async () => {
       const from = t.logs.length;
       await t.http().get('/api/v2/me/').set('Authorization', 'Basic ' + Buffer.from('alice:').toString('base64')).expect(401);

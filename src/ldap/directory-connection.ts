@@ -94,9 +94,10 @@ export class DirectoryConnection implements DirectoryReader {
     return { ok: true };
   }
 
-  async search(base: string, scope: SearchScope, filter: string, attributes: string[]): Promise<DirectoryEntry[]> {
+  /** `sizeLimit`: more entries than this is the directory's SizeLimitExceededError. */
+  async search(base: string, scope: SearchScope, filter: string, attributes: string[], sizeLimit = 1000): Promise<DirectoryEntry[]> {
     // OPT_REFERRALS 0 (AWX's default): references to other servers are not followed, and ldapts never follows them.
-    const result = await this.client.search(base, { scope: SCOPE[scope], filter, attributes, sizeLimit: 1000 });
+    const result = await this.client.search(base, { scope: SCOPE[scope], filter, attributes, sizeLimit });
     return result.searchEntries.map((entry) => {
       const attrs: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(entry)) {

@@ -1,5 +1,5 @@
 import { createSecureContext, SecureContext } from 'node:tls';
-import { NoSuchObjectError, ResultCodeError } from 'ldapts';
+import { NoSuchObjectError, ResultCodeError, SizeLimitExceededError } from 'ldapts';
 import { DirectoryConnection, DirectoryUnavailable, describeError, isTransportError, ServiceBindRefused } from './directory-connection';
 import { DirectoryEntry, DirectoryUser, groupType, membershipOf, userAttributes } from './group-types';
 import { fillDnTemplate, fillFilter, normalizeDn } from './ldap-names';
@@ -235,11 +235,16 @@ export class DirectoryLogin {
     const filled = fillFilter(filter, username);
     let entries: DirectoryEntry[];
     try {
-      entries = await connection.search(base, scope, filled, attributes);
+      // Two are enough to know the answer is not one user.
+      entries = await connection.search(base, scope, filled, attributes, 2);
     } catch (err) {
       if (err instanceof NoSuchObjectError) {
         note(`USER_SEARCH base ${base} does not exist in this directory.`);
         return null;
+      }
+      if (err instanceof SizeLimitExceededError) {
+        note(`USER_SEARCH ${filled} under ${base}: more than two entries; a login needs exactly one. Refused.`);
+        return 'ambiguous';
       }
       throw err;
     }
