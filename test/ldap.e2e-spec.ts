@@ -390,6 +390,19 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
     });
 
+    it('a service account the directory refuses (wrong BIND_PASSWORD) is a 503, not the user\'s failure', async () => {
+      await configure({ AUTH_LDAP_BIND_PASSWORD: 'not-the-reader-password' });
+      try {
+        const res = await t.http().get('/api/v2/me/').set('Authorization', basic('alice', `${PASSWORDS.alice}!`)).expect(503);
+        assert.deepEqual(res.body, UNAVAILABLE);
+        const explained = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'alice', password: PASSWORDS.alice }).expect(200);
+        assert.equal(explained.body.would_login, false);
+        assert.match(explained.body.steps.join('\n'), /refused BIND_DN .*check AUTH_LDAP_BIND_DN and its password/);
+      } finally {
+        await configure({ AUTH_LDAP_BIND_PASSWORD: READER_PASSWORD });
+      }
+    });
+
     it('failover: the URIs are tried in order; an unreachable first one is skipped', async () => {
       await configure({ AUTH_LDAP_SERVER_URI: `ldap://127.0.0.1:${deadPort}, ${ldap.ldapUrl}` });
       assert.equal((await formLogin(t, 'alice', PASSWORDS.alice)).status, 302);
@@ -439,6 +452,19 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       const res = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'erin', password: PASSWORDS.erin, server: '1' }).expect(200);
       assert.equal(res.body.would_login, true);
       assert.equal(res.body.dn, `uid=erin,ou=people,${PARTNERS}`);
+    });
+
+    it('the login throttle covers directory logins: wrong directory passwords count, then 429 even for the right one', async () => {
+      await t.settings({ LOGIN_FAILURES_ALLOWED: 2 });
+      try {
+        assert.equal((await formLogin(t, 'erin', 'wrong-1')).status, 401);
+        await t.http().get('/api/v2/me/').set('Authorization', basic('erin', 'wrong-2')).expect(401);
+        const throttled = await formLogin(t, 'erin', PASSWORDS.erin);
+        assert.equal(throttled.status, 429);
+        assert.ok(Number(throttled.headers['retry-after']) > 0);
+      } finally {
+        await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
+      }
     });
 
     it('basic auth re-checks a directory user after AUTH_LDAP_CACHE_SECONDS: a password changed there stops the old one', async () => {
@@ -509,6 +535,10 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       const unknownServer = runManage(['ldap_test', '--server', '7', '--username', 'alice', '--password', 'x'], env);
       assert.equal(unknownServer.status, 1);
       assert.match(unknownServer.stderr, /^Error: --server must be one of default, 1, 2, 3, 4, 5\.$/m);
+      // The directory owns an LDAP user's password: changepassword refuses it as the API does.
+      const change = runManage(['changepassword', 'alice', '--password', 'Local-pw-123'], env);
+      assert.equal(change.status, 1);
+      assert.match(change.stderr, /^Error: password: Unable to change password on user managed by LDAP\.$/m);
       const noName = runManage(['ldap_test', '--password', 'x'], env);
       assert.equal(noName.status, 1);
       assert.match(noName.stderr, /--username is required/);

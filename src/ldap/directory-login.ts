@@ -3,6 +3,7 @@ import { NoSuchObjectError, ResultCodeError, SizeLimitExceededError } from 'ldap
 import { DirectoryConnection, DirectoryUnavailable, describeError, isTransportError, ServiceBindRefused } from './directory-connection';
 import { DirectoryEntry, DirectoryUser, groupType, membershipOf, userAttributes } from './group-types';
 import { fillDnTemplate, fillFilter, normalizeDn } from './ldap-names';
+import { settingPrefix } from './ldap-settings';
 import type { DirectoryConfig, UserField, UserFlag } from './ldap-settings';
 
 /** Why a directory refused a login (for the log event and the explainer; the user sees a wrong password). */
@@ -283,5 +284,5 @@ function mappedAttributes(config: DirectoryConfig, user: DirectoryUser): Partial
 }
 
 function settingName(config: DirectoryConfig, suffix: string): string {
-  return config.name === 'default' ? `AUTH_LDAP_${suffix}` : `AUTH_LDAP_${config.name}_${suffix}`;
+  return `${settingPrefix(config.name)}${suffix}`;
 }

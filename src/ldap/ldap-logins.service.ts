@@ -11,7 +11,7 @@ import { MAX_USERNAME, USERNAME } from '../users/usernames';
 import { UserInput, UsersService } from '../users/users.service';
 import { DirectoryUnavailable } from './directory-connection';
 import { DirectoryDecision, DirectoryLogin } from './directory-login';
-import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, UserField, UserFlag } from './ldap-settings';
+import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, settingPrefix, UserField, UserFlag } from './ldap-settings';
 
 export const LDAP_ACCOUNT = 'ldap';
 
@@ -56,7 +56,7 @@ export class LdapLogins {
   }
 
   configured(): boolean {
-    return DIRECTORY_NAMES.some((name) => this.settings.get<string>(`${name === 'default' ? 'AUTH_LDAP_' : `AUTH_LDAP_${name}_`}SERVER_URI`) !== '');
+    return DIRECTORY_NAMES.some((name) => this.settings.get<string>(`${settingPrefix(name)}SERVER_URI`) !== '');
   }
 
   /** The backend LocalCredentialsService asks (registered by LdapModule). */
