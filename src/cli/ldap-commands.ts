@@ -23,7 +23,7 @@ export class LdapTestCommand extends CommandRunner {
     if (options.server !== undefined && !(DIRECTORY_NAMES as readonly string[]).includes(options.server)) {
       throw new CommandError(`--server must be one of ${DIRECTORY_NAMES.join(', ')}.`);
     }
-    const password = await passwordFrom(options.password, this.config.managePassword);
+    const password = await passwordFrom(options.password, this.config.managePassword, { confirm: false });
     const answer = await this.logins.explain(options.server as DirectoryName | undefined, options.username, password);
     for (const step of answer.steps) console.log(step);
     console.log(`DN: ${answer.dn ?? '(none)'}`);
