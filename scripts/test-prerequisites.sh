@@ -18,6 +18,8 @@ need curl command -v curl                                   # test/walkthrough.e
 need chromium test -x "${CHROMIUM_PATH:-/usr/bin/chromium}"  # the browser tests (playwright-core never downloads one)
 need ansible test -d /usr/lib/python3/dist-packages/ansible_collections/awx/awx  # test/awx-collection.e2e-spec.ts
 need docker-compose command -v docker-compose               # test/deployment-files.e2e-spec.ts
+need slapd test -x /usr/sbin/slapd                          # test/ldap.e2e-spec.ts starts its own slapd per file
+need ldap-utils command -v ldapmodify                       # ... and changes its entries with ldapmodify
 if [[ "$databases" == *" mysql "* ]]; then
   need mariadb-server test -x /usr/sbin/mariadbd
   need mariadb-client command -v mysql
@@ -35,6 +37,9 @@ if [ ${#missing[@]} -gt 0 ] && [ "${TEST_INSTALL:-}" = 1 ]; then
   echo "installing Debian packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" || { echo "could not install: ${missing[*]}"; exit 1; }
+  # Debian starts a system slapd after installing it where it can; the tests never use it (each starts its
+  # own on free loopback ports), so it is stopped by its pid rather than left holding port 389.
+  if [[ " ${missing[*]} " == *" slapd "* ]] && [ -f /run/slapd/slapd.pid ]; then kill "$(cat /run/slapd/slapd.pid)" 2>/dev/null || true; fi
   missing=()
 fi
 if [ ${#missing[@]} -gt 0 ]; then

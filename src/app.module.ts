@@ -10,6 +10,7 @@ import { CredentialsModule } from './credentials/credentials.module';
 import { DatabaseModule } from './database/database.module';
 import { HostsModule } from './hosts/hosts.module';
 import { JobTemplatesModule } from './job-templates/job-templates.module';
+import { LdapModule } from './ldap/ldap.module';
 import { OAuth2Module } from './oauth2/oauth2.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
@@ -21,6 +22,7 @@ import { UsersModule } from './users/users.module';
 @Module({
   imports: [
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
+    LdapModule,
     ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule,
   ],
   providers: [BackgroundWork],

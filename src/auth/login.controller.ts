@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common'
 import { clientIp } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { AuthError, Throttled } from '../common/errors';
+import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
 import { LoginProviders } from '../common/login-providers';
 import { Public } from '../common/public.decorator';
 import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
@@ -63,8 +63,13 @@ export class LoginController {
       if (!username || !password) throw new AuthError('invalid_credentials');
       user = await this.credentials.check({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req) });
     } catch (err) {
-      if (!(err instanceof AuthError) && !(err instanceof Throttled)) throw err;
+      if (!(err instanceof AuthError) && !(err instanceof Throttled) && !(err instanceof ServiceUnavailable)) throw err;
       const token = this.csrf.ensureCookie(req, res);
+      // A directory that cannot be reached (SPEC §14): the page again, its detail in the alert, 503.
+      if (err instanceof ServiceUnavailable) {
+        return res.code(503).type('text/html; charset=utf-8')
+          .send(renderLoginPage({ csrfToken: token, next, message: err.detail, providers: this.providers.list() }));
+      }
       if (err instanceof Throttled) {
         res.header('Retry-After', String(err.retryAfter));
         const message = err.detail;

@@ -10,14 +10,15 @@ export function userDoesNotExist(username: string): CommandError {
 
 /**
  * Password for a command: the flag, else MANAGE_PASSWORD from the environment (`fromEnv`, the config's
- * managePassword), else a prompt (typed twice, not echoed) when a terminal is attached.
+ * managePassword), else a prompt (not echoed; typed twice unless `confirm` is false) when a terminal is attached.
  */
-export async function passwordFrom(flag: string | undefined, fromEnv: string | undefined): Promise<string> {
+export async function passwordFrom(flag: string | undefined, fromEnv: string | undefined, opts: { confirm?: boolean } = {}): Promise<string> {
   if (flag) return flag;
   if (fromEnv) return fromEnv;
   if (!process.stdin.isTTY) throw new CommandError('No password given: use --password, MANAGE_PASSWORD, or run in a terminal to be prompted.');
   const first = await promptHidden('Password: ');
-  const second = await promptHidden('Password (again): ');
+  // A password being set is typed twice; one being tried (ldap_test) once.
+  const second = opts.confirm === false ? first : await promptHidden('Password (again): ');
   if (first !== second) throw new CommandError("Passwords don't match.");
   if (!first) throw new CommandError('The password may not be blank.');
   return first;

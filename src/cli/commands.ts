@@ -3,12 +3,14 @@ import type * as SessionCommands from './session-commands';
 import type * as TokenCommands from './token-commands';
 import type * as UserCommands from './user-commands';
 import type * as MfaCommands from './mfa-commands';
+import type * as LdapCommands from './ldap-commands';
 
 /** The implementations, required only when a command runs (they load Nest, TypeORM and the services). */
 const users = () => require('./user-commands') as typeof UserCommands;
 const sessions = () => require('./session-commands') as typeof SessionCommands;
 const tokens = () => require('./token-commands') as typeof TokenCommands;
 const mfa = () => require('./mfa-commands') as typeof MfaCommands;
+const ldap = () => require('./ldap-commands') as typeof LdapCommands;
 
 /**
  * Every management command as the help shows it (issue 34): declared here, apart from its implementation,
@@ -96,5 +98,15 @@ export const COMMANDS: CommandDefinition[] = [
       { flags: '--within <seconds>', description: 'how soon, in seconds (default TOKEN_EXPIRY_WARNING_SECONDS)' },
     ],
     implementation: () => tokens().ListExpiringTokensCommand,
+  },
+  {
+    name: 'ldap_test',
+    description: 'Explain what an LDAP login would do, step by step, without logging in (exit 0 if it would succeed)',
+    options: [
+      { flags: '--server <server>', description: 'one directory: default, 1, 2, 3, 4 or 5 (else all, in login order)' },
+      { flags: '--username <username>', description: 'the name typed at the login' },
+      { flags: '--password <password>', description: 'its password (else MANAGE_PASSWORD, else prompt)' },
+    ],
+    implementation: () => ldap().LdapTestCommand,
   },
 ];

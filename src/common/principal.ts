@@ -21,6 +21,8 @@ export interface Account {
   externalAccount: string | null;
   /** Whether the account has a second factor (SPEC §16). */
   mfaEnabled: boolean;
+  /** An LDAP user's directory entry (null for others). */
+  ldapDn: string | null;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

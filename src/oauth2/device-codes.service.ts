@@ -123,7 +123,7 @@ export class DeviceCodes {
       reservations.push(await this.throttle.reserve(GUESSES_FROM_ADDRESS, clientIp));
       reservations.push(await this.throttle.reserve(guessesOfUser(userId), ANY_ADDRESS));
     } catch (err) {
-      await Promise.all(reservations.map((r) => this.throttle.released(r)));
+      await Promise.all(reservations.map((r) => this.throttle.release(r)));
       this.logger.warn({ event: 'device_code_throttled', user_id: userId, client_ip: clientIp, ...trace });
       throw err;
     }
@@ -132,11 +132,11 @@ export class DeviceCodes {
       found = await this.find(typed);
     } catch (err) {
       // The database failed, not the guess: nothing to count.
-      await Promise.all(reservations.map((r) => this.throttle.released(r)));
+      await Promise.all(reservations.map((r) => this.throttle.release(r)));
       throw err;
     }
     const wrong = 'refused' in found;
-    await Promise.all(reservations.map((r) => (wrong ? this.throttle.failed(r) : this.throttle.released(r))));
+    await Promise.all(reservations.map((r) => (wrong ? this.throttle.failed(r) : this.throttle.release(r))));
     if ('refused' in found) this.logger.warn({ event: 'device_code_refused', reason: found.refused, user_id: userId, client_ip: clientIp, ...trace });
     return found;
   }

@@ -9,6 +9,7 @@ const CATEGORY_NAMES: Record<string, string> = {
   authentication: 'Authentication',
   oidc: 'OpenID Connect',
   saml: 'SAML',
+  ldap: 'LDAP',
 };
 
 /** `/api/v2/settings/<slug>/`: read by superusers and auditors, changed by superusers (AWX rules). */

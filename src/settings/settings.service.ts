@@ -31,6 +31,7 @@ export class SettingsService implements OnModuleInit {
   private readonly definitions = new Map<string, SettingDefinition>();
   private readonly envDefaults = new Map<string, unknown>();
   private readonly checks = new Map<string, CategoryCheck[]>();
+  private readonly remoteMethods: (() => boolean)[] = [];
   private stored = new Map<string, unknown>();
   private readonly box: SecretBox;
   /** Where the env defaults come from: the environment as the config loaded it. */
@@ -70,6 +71,11 @@ export class SettingsService implements OnModuleInit {
         throw new ConfigError(`Environment variable ${def.key} is invalid: ${(e as Error).message}`);
       }
     }
+  }
+
+  /** A feature's "is this remote login method configured?" (an LDAP directory), counted by remoteAuthConfigured. */
+  addRemoteMethod(configured: () => boolean): void {
+    this.remoteMethods.push(configured);
   }
 
   addCheck(category: string, check: CategoryCheck): void {
@@ -195,13 +201,14 @@ export class SettingsService implements OnModuleInit {
     this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor, ...trace });
   }
 
-  /** Is any single sign-on method configured? (AWX refuses DISABLE_LOCAL_AUTH otherwise.) */
+  /** Is any remote method (single sign-on, a directory) configured? (AWX refuses DISABLE_LOCAL_AUTH otherwise.) */
   remoteAuthConfigured(): boolean {
-    return ['SOCIAL_AUTH_OIDC_PROVIDERS', 'SOCIAL_AUTH_SAML_ENABLED_IDPS'].some((key) => {
+    const sso = ['SOCIAL_AUTH_OIDC_PROVIDERS', 'SOCIAL_AUTH_SAML_ENABLED_IDPS'].some((key) => {
       if (!this.definitions.has(key)) return false;
       const value = this.get<Record<string, unknown>>(key);
       return !!value && Object.keys(value).length > 0;
     });
+    return sso || this.remoteMethods.some((configured) => configured());
   }
 }
 

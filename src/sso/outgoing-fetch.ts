@@ -1,29 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { trustedCas } from '../common/trusted-cas';
 
-/** Where Debian, RHEL, Alpine and SUSE keep the system's CA bundle. */
-const SYSTEM_BUNDLES = [
-  '/etc/ssl/certs/ca-certificates.crt',
-  '/etc/pki/tls/certs/ca-bundle.crt',
-  '/etc/ssl/cert.pem',
-  '/etc/ssl/ca-bundle.pem',
-];
-
-/**
- * The CAs outgoing HTTPS trusts (SPEC §7): Node's bundled roots, the system bundle, and `extraCaFile`, the
- * file named by NODE_EXTRA_CA_CERTS (the config's extraCaCertsFile: read per app, not only at process
- * start, so a test can point it at its own CA). Passing `ca` replaces Node's default store, hence the
- * three are joined.
- */
-export function trustedCas(extraCaFile: string | undefined): string[] {
-  const cas = [...rootCertificates];
-  const system = SYSTEM_BUNDLES.find((path) => existsSync(path));
-  if (system) cas.push(readFileSync(system, 'utf8'));
-  if (extraCaFile && existsSync(extraCaFile)) cas.push(readFileSync(extraCaFile, 'utf8'));
-  return cas;
-}
+// The CA list is shared with the LDAP directories (each adds its CA_CERT): it lives in common/.
+export { trustedCas };
 
 export interface FetchOptions {
   method?: string;

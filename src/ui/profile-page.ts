@@ -55,10 +55,24 @@ export function renderProfilePage(model: ProfilePageModel): string {
   return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', ...security, '/static/profile.js'] });
 }
 
+/** How the user logs in: a local password, a directory (with its entry), a service account, or single sign-on. */
+function accountName(user: User): string {
+  switch (user.externalAccount) {
+    case null:
+      return 'Local';
+    case 'ldap':
+      return user.ldapDn ? `LDAP directory (${user.ldapDn})` : 'LDAP directory';
+    case 'service':
+      return 'Service account';
+    default:
+      return `Single sign-on (${user.externalAccount})`;
+  }
+}
+
 function identity(user: User): string {
   const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
   const role = user.isSuperuser ? 'Superuser' : user.isSystemAuditor ? 'System auditor' : 'User';
-  const account = user.externalAccount ? `Single sign-on (${user.externalAccount})` : 'Local';
+  const account = accountName(user);
   const facts: [string, string][] = [
     ['Name', name ? escapeHtml(name) : '—'],
     ['Email', user.email ? escapeHtml(user.email) : '—'],

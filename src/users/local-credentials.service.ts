@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
 import { andThen, Awaitable, isPromiseLike } from '../common/awaitable';
-import { AuthError, Throttled } from '../common/errors';
+import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
-import { LoginThrottle, pairKey, ThrottleRow } from './login-throttle.service';
+import { LoginThrottle, pairKey, Reservation, ThrottleRow } from './login-throttle.service';
+import { BackendOutcome, DIRECTORY_UNAVAILABLE, PasswordBackend, PasswordBackends, PasswordBackendUnavailable } from './password-backends';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
@@ -46,8 +47,10 @@ type Attempt = Omit<CredentialCheck, 'password'>;
 /** Optional fast path for repeated credentials (basic auth); see BasicCredentialCache. */
 export interface RepeatCache {
   key(username: string, password: string): string;
-  matches(key: string, currentHash: string): boolean;
-  remember(key: string, hash: string): void;
+  /** `maxAgeMs`: how old an entry may be now (a password backend's re-check period in force); any age when absent. */
+  matches(key: string, currentHash: string, maxAgeMs?: number): boolean;
+  /** `ttlMs`: how long the entry may be trusted (a password backend's re-check period); the cache's own when absent. */
+  remember(key: string, hash: string, ttlMs?: number): void;
 }
 
 /**
@@ -67,6 +70,7 @@ export class LocalCredentialsService {
     private readonly policy: AccountPolicy,
     private readonly throttle: LoginThrottle,
     private readonly metrics: AuthMetrics,
+    private readonly backends: PasswordBackends,
   ) {}
 
   /**
@@ -76,20 +80,30 @@ export class LocalCredentialsService {
    */
   check(attempt: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
     const { username, password, clientIp } = attempt;
+    const backends = this.backends.configured();
+    // With no other backend, nothing but a local password could prove anyone: refused before any lookup.
+    // A configured directory keeps its users logging in while local authentication is off (SPEC §14).
     const refused = passwordRefusal(this.policy);
-    if (refused) {
+    if (refused && !backends.length) {
       this.fail(attempt, refused);
       throw new AuthError(refused);
     }
     return andThen(this.lookup(username, clientIp), ({ user: candidate, throttle }) => {
       const key = cache?.key(username, password);
+      const owner = candidate && this.backends.forAccount(candidate.externalAccount);
       // A repeat of credentials that verified against this very hash: no new guess, so nothing to count.
-      if (cache && key && candidate && cache.matches(key, candidate.password) && !passwordRefusal(this.policy, { user: candidate, verified: true })) {
+      // A directory user's repeat is trusted only for the directory's re-check period (SPEC §14).
+      const maxAge = owner ? owner.repeatTtlMs() : undefined;
+      if (cache && key && candidate && cache.matches(key, candidate.password, maxAge) && !passwordRefusal(this.policy, { user: candidate, verified: true })) {
         return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle)), () =>
           this.succeeded(attempt, candidate),
         );
       }
-      return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
+      // A local (or SSO, or service) account is proven by its hash alone, never by a directory (no takeover).
+      if ((candidate && !owner) || (!candidate && !backends.length)) {
+        return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
+      }
+      return this.counted(attempt, () => this.verifyExternal(attempt, candidate, owner ? [owner] : backends, cache, key));
     });
   }
 
@@ -110,6 +124,64 @@ export class LocalCredentialsService {
     }
     if (cache && key) cache.remember(key, candidate.password);
     return this.succeeded(attempt, candidate);
+  }
+
+  /**
+   * A name that is no local account's, or an account of a password backend (an LDAP user): asked of the
+   * backends, counted by the throttle like any password. A name that belongs to a local, SSO or service
+   * account in any case is never sent to a backend (SPEC §14: no takeover): it is refused as a wrong
+   * password, after the same hashing time. A backend that cannot be asked ends the attempt uncounted: 503.
+   */
+  private async verifyExternal(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[], cache?: RepeatCache, key?: string): Promise<User> {
+    const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp);
+    let outcome: BackendOutcome = { refused: 'unknown_user', source: null };
+    try {
+      outcome = await this.askBackends(attempt, candidate, backends);
+    } catch (err) {
+      await this.settle(reservation, err);
+      throw err instanceof PasswordBackendUnavailable ? this.unavailable(attempt, err) : err;
+    }
+    const refused = 'user' in outcome ? passwordRefusal(this.policy, { user: outcome.user, verified: true }) : 'invalid_credentials';
+    await (refused ? this.throttle.failed(reservation) : this.throttle.succeeded(reservation));
+    if (refused || !('user' in outcome)) {
+      const reason = 'refused' in outcome ? outcome.refused : refused;
+      this.fail(attempt, refused ?? 'invalid_credentials', { source: outcome.source, reason });
+      throw new AuthError(refused ?? 'invalid_credentials');
+    }
+    const ttl = this.backends.forAccount(outcome.user.externalAccount)?.repeatTtlMs() ?? 0;
+    if (cache && key && ttl > 0) cache.remember(key, outcome.user.password, ttl);
+    return this.succeeded(attempt, outcome.user, outcome.source);
+  }
+
+  private async askBackends(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[]): Promise<BackendOutcome> {
+    let existing = candidate;
+    if (!existing) {
+      // lookup() matched exactly; a name taken in another case belongs to whoever holds it.
+      const holder = await this.users.findByUsernameIgnoringCase(attempt.username);
+      if (holder && !this.backends.forAccount(holder.externalAccount)) {
+        await this.users.verifyPasswordOf(null, attempt.password);
+        return { refused: 'local_account_name', source: null };
+      }
+      existing = holder;
+    }
+    let outcome: BackendOutcome = { refused: 'unknown_user', source: null };
+    for (const backend of existing ? backends.filter((b) => b.account === existing!.externalAccount) : backends) {
+      outcome = await backend.authenticate(attempt, existing);
+      if ('user' in outcome || outcome.source !== null) return outcome;
+    }
+    return outcome;
+  }
+
+  /** An attempt that ended in an error: undecided when a backend could not be asked, else a failure (never nothing). */
+  private settle(reservation: Reservation, err: unknown): Promise<void> {
+    return err instanceof PasswordBackendUnavailable ? this.throttle.release(reservation) : this.throttle.failed(reservation);
+  }
+
+  private unavailable(attempt: Attempt, err: PasswordBackendUnavailable): ServiceUnavailable {
+    this.metrics.logins.inc({ method: attempt.path, outcome: 'directory_unavailable' });
+    const { path: method, username, clientIp, trace } = attempt;
+    this.logger.warn({ event: 'login_failed', method, username, client_ip: clientIp, outcome: 'directory_unavailable', directory: err.source, reason: err.reason, ...trace });
+    return new ServiceUnavailable(DIRECTORY_UNAVAILABLE);
   }
 
   /** Runs a throttled step; a refusal by the throttle is logged and counted in the metrics, now or when it rejects. */
@@ -156,20 +228,23 @@ export class LocalCredentialsService {
     );
   }
 
-  private succeeded(attempt: CredentialCheck, user: User): User {
+  private succeeded(attempt: CredentialCheck, user: User, source?: string): User {
     const { path, clientIp, username } = attempt;
+    const directory = source === undefined ? {} : { directory: source };
     // Browser logins are counted by SessionLogin, which every login path (form, SSO) goes through.
     if (path !== 'session') this.metrics.logins.inc({ method: path, outcome: 'success' });
     if (path === 'basic') {
-      this.basicUse.log(`${user.id}|${clientIp}`, () => ({ event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace }));
+      this.basicUse.log(`${user.id}|${clientIp}`, () => ({ event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...directory, ...attempt.trace }));
     } else if (path === 'password_grant') {
-      this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...attempt.trace });
+      this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...directory, ...attempt.trace });
     }
     return user;
   }
 
-  private fail(attempt: Attempt, outcome: string): void {
+  /** `backend`: which directory decided (null: none knew the name) and why, for the log only. */
+  private fail(attempt: Attempt, outcome: string, backend?: { source: string | null; reason: string | null }): void {
     this.metrics.logins.inc({ method: attempt.path, outcome });
-    this.logger.warn({ event: 'login_failed', method: attempt.path, username: attempt.username, client_ip: attempt.clientIp, outcome, ...attempt.trace });
+    const detail = backend ? { directory: backend.source, reason: backend.reason } : {};
+    this.logger.warn({ event: 'login_failed', method: attempt.path, username: attempt.username, client_ip: attempt.clientIp, outcome, ...detail, ...attempt.trace });
   }
 }

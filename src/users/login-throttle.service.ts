@@ -73,11 +73,12 @@ export class LoginThrottle {
   }
 
   /**
-   * The attempt ends without a verdict on a password (a device user code that was right proves nothing
-   * about the guesses before it): one fewer pending, no failure forgiven.
+   * The attempt ends without a verdict on a password: a password backend was unreachable (SPEC §14), or a
+   * device user code was right, which proves nothing about the guesses before it. One fewer pending,
+   * neither a failure counted nor one forgiven.
    */
-  released(reservation: Reservation): Promise<void> {
-    return this.repository.recordSuccess(reservation.id, reservation.windowStart, 0);
+  release(reservation: Reservation): Promise<void> {
+    return this.repository.releasePending(reservation.id);
   }
 
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */

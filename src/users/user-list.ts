@@ -13,6 +13,7 @@ export const USER_LIST: ListSpec = {
     is_system_auditor: { property: 'isSystemAuditor', type: 'bool' },
     is_active: { property: 'isActive', type: 'bool' },
     external_account: { property: 'externalAccount', type: 'string' },
+    ldap_dn: { property: 'ldapDn', type: 'string' },
     last_login: { property: 'lastLogin', type: 'datetime' },
     created: { property: 'created', type: 'datetime' },
     modified: { property: 'modified', type: 'datetime' },

@@ -31,7 +31,7 @@ export class User implements Account {
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
 
-  /** null for local users; "social" for users created by single sign-on. */
+  /** null for local users; "social" for users created by single sign-on, "ldap" by a directory login, "service" for a service account. */
   @Column({ name: 'external_account', type: 'varchar', length: 20, nullable: true })
   externalAccount: string | null;
 
@@ -41,6 +41,10 @@ export class User implements Account {
    */
   @Column({ name: 'mfa_enabled', type: 'boolean', default: false })
   mfaEnabled: boolean;
+
+  /** The directory entry of an LDAP user (SPEC §14, AWX's `ldap_dn`), kept in step at every login; null for others. */
+  @Column({ name: 'ldap_dn', type: 'varchar', length: 1024, nullable: true })
+  ldapDn: string | null;
 
   @Column({ type: 'datetime', precision: 3 })
   created: Date;

@@ -44,6 +44,7 @@ export function serializeUser(user: User, view: UserView): Record<string, unknow
     password: '$encrypted$',
     last_login: user.lastLogin ? user.lastLogin.toISOString() : null,
     external_account: user.externalAccount,
+    ldap_dn: user.ldapDn ?? '',
     auth: view.auth ?? [],
   };
   if (user.externalAccount) delete out.password;

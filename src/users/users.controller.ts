@@ -113,6 +113,7 @@ export class UsersController {
       }
     }
     if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
+    this.users.refuseManagedChanges(target, input);
     // "$encrypted$" or an empty password keeps the current one (AWX): only a real change needs the old one.
     const changesPassword = input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !target.externalAccount;
     if (changesPassword && principal.user.id === target.id) await this.confirmOldPassword(target, input.old_password, clientIp, trace);

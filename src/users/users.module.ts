@@ -14,11 +14,12 @@ import { LoginThrottle } from './login-throttle.service';
 import { AccountPolicy } from './account-policy';
 import { RevocationJob } from './revocation-job.entity';
 import { RevocationJobs } from './revocation-jobs';
+import { PasswordBackends } from './password-backends';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs],
+  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, PasswordBackends],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, PasswordBackends],
 })
 export class UsersModule {}

@@ -167,6 +167,11 @@ export class UsersRepository {
     );
   }
 
+  /** An attempt in flight ended undecided: one fewer pending, nothing counted. */
+  async releasePending(id: number): Promise<void> {
+    await this.prepared.run('UPDATE login_failure SET pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?', [id]);
+  }
+
   /** A known-good credential forgives the failures a counter showed (unless its window changed meanwhile). */
   async forgive(row: ThrottleRow): Promise<void> {
     await this.prepared.run('UPDATE login_failure SET failures = CASE WHEN failures > ? THEN failures - ? ELSE 0 END WHERE id = ? AND window_start = ?', [

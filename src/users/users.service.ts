@@ -13,6 +13,7 @@ import { UserEvents } from './user-events';
 import { User } from './user.entity';
 import { MAX_USERNAME, MAX_SUFFIX_TRIES, USERNAME, withSuffix } from './usernames';
 import { UsersRepository } from './users.repository';
+import { PasswordBackends } from './password-backends';
 import { RequestTrace } from '../common/request-context';
 
 export interface UserInput {
@@ -24,6 +25,8 @@ export interface UserInput {
   is_superuser: boolean;
   is_system_auditor: boolean;
   is_active: boolean;
+  /** Set by the LDAP login only (the API's body has no such field). */
+  ldap_dn: string | null;
 }
 
 
@@ -38,6 +41,7 @@ export class UsersService {
     private readonly events: UserEvents,
     private readonly clock: Clock,
     private readonly transactions: Transactions,
+    private readonly backends: PasswordBackends,
   ) {}
 
   findById(id: number): Promise<User | null> {
@@ -49,6 +53,12 @@ export class UsersService {
     if (!username || username.length > 150) return null;
     const user = await this.users.findByUsername(username);
     return user && user.username === username ? user : null;
+  }
+
+  /** The user whose name equals `username` without regard to case (names are unique that way), or null. */
+  async findByUsernameIgnoringCase(username: string): Promise<User | null> {
+    if (!username || username.length > 150) return null;
+    return this.users.findByUsernameIgnoringCase(username);
   }
 
   async getOr404(id: number): Promise<User> {
@@ -135,6 +145,7 @@ export class UsersService {
       isSystemAuditor: input.is_system_auditor ?? false,
       isActive: input.is_active ?? true,
       externalAccount: extra.externalAccount ?? null,
+      ldapDn: input.ldap_dn ?? null,
       created: now,
       modified: now,
       lastLogin: null,
@@ -173,6 +184,9 @@ export class UsersService {
     const newPassword = input.password !== undefined && input.password !== '' && input.password !== '$encrypted$';
     // A password would be a way in for an account that only its application's client credentials may use.
     if (newPassword && user.externalAccount === SERVICE_ACCOUNT) errors.password = ['A service account has no password.'];
+    // A directory's user proves the directory's password only: a local one would be a second, unseen way in.
+    const backend = this.backends.forAccount(user.externalAccount);
+    if (newPassword && backend) errors.password = [managedMessage('password', backend.label)];
     if (Object.keys(errors).length) throw new FieldErrors(errors);
     const changes: Partial<User> = {};
     let passwordChanged = false;
@@ -188,6 +202,7 @@ export class UsersService {
     if (input.is_superuser !== undefined) changes.isSuperuser = input.is_superuser;
     if (input.is_system_auditor !== undefined) changes.isSystemAuditor = input.is_system_auditor;
     if (input.is_active !== undefined) changes.isActive = input.is_active;
+    if (input.ldap_dn !== undefined) changes.ldapDn = input.ldap_dn;
     changes.modified = this.clock.now();
     await this.users.update(user.id, changes);
     if (passwordChanged) {
@@ -196,6 +211,27 @@ export class UsersService {
     }
     if (input.is_active === false && user.isActive) await this.events.emit({ type: 'deactivated', userId: user.id, trace });
     return this.getOr404(user.id);
+  }
+
+  /**
+   * What the API may not change on a backend's user (SPEC §14): the fields the directory owns, each a 400
+   * `Unable to change <field> on user managed by LDAP.` when the request would change it (AWX's wording).
+   */
+  refuseManagedChanges(user: User, input: Partial<UserInput>): void {
+    const backend = this.backends.forAccount(user.externalAccount);
+    if (!backend) return;
+    const current: Record<string, unknown> = {
+      username: user.username, first_name: user.firstName, last_name: user.lastName, email: user.email,
+      is_superuser: user.isSuperuser, is_system_auditor: user.isSystemAuditor,
+    };
+    const errors: Record<string, string[]> = {};
+    for (const field of backend.managedFields(user)) {
+      const value = (input as Record<string, unknown>)[field];
+      if (field === 'password' ? value !== undefined && value !== '' && value !== '$encrypted$' : value !== undefined && value !== current[field]) {
+        errors[field] = [managedMessage(field, backend.label)];
+      }
+    }
+    if (Object.keys(errors).length) throw new FieldErrors(errors);
   }
 
   async setPassword(user: User, password: string, trace: RequestTrace, skipPasswordPolicy = false): Promise<void> {
@@ -220,7 +256,7 @@ export class UsersService {
     try {
       await this.users.insert({
         username, password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
-        isActive: true, externalAccount: null, created: now, modified: now, lastLogin: null,
+        isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null,
       });
     } catch (err) {
       // Another node starting at the same moment created it first.
@@ -229,4 +265,8 @@ export class UsersService {
     }
     return { created: true, generatedPassword: generated };
   }
+}
+
+function managedMessage(field: string, label: string): string {
+  return `Unable to change ${field} on user managed by ${label}.`;
 }

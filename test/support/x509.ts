@@ -42,26 +42,61 @@ function subjectAltNames(ips: string[]): Buffer {
   return seq(oid('2.5.29.17'), der(0x04, seq(...names)));
 }
 
-/** A fresh RSA key and a self-signed certificate (sha256WithRSAEncryption) for `commonName`. */
-export function selfSignedCertificate(commonName: string, days = 365, opts: { ips?: string[] } = {}): KeyAndCert {
+/** The certificate a test signs: its subject, its key, who signs it, and whether it is a CA. */
+interface CertificateRequest {
+  commonName: string;
+  days: number;
+  ips?: string[];
+  /** The issuer's name and key; absent: self-signed. */
+  issuer?: KeyAndCert & { commonName: string };
+  ca?: boolean;
+}
+
+const nameOf = (commonName: string) => seq(set(seq(oid('2.5.4.3'), utf8(commonName))));
+
+function extension(id: string, value: Buffer, critical = false): Buffer {
+  return seq(oid(id), ...(critical ? [Buffer.from([0x01, 0x01, 0xff])] : []), der(0x04, value));
+}
+
+function issue(request: CertificateRequest): KeyAndCert {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const sha256WithRsa = seq(oid('1.2.840.113549.1.1.11'), nul());
-  const name = seq(set(seq(oid('2.5.4.3'), utf8(commonName))));
   const now = Date.now();
+  const extensions: Buffer[] = [];
+  if (request.ips?.length) extensions.push(subjectAltNames(request.ips));
+  if (request.ca) {
+    extensions.push(extension('2.5.29.19', seq(Buffer.from([0x01, 0x01, 0xff])), true)); // basicConstraints cA
+    extensions.push(extension('2.5.29.15', der(0x03, Buffer.from([0x01, 0x06])), true)); // keyUsage keyCertSign, cRLSign
+  }
   const tbs = seq(
     der(0xa0, integer(Buffer.from([2]))), // v3
     integer(randomBytes(16).map((b, i) => (i === 0 ? (b & 0x7f) | 0x40 : b)) as Buffer), // positive, minimal DER
     sha256WithRsa,
-    name,
-    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + days * 86400_000))),
-    name,
+    nameOf(request.issuer?.commonName ?? request.commonName),
+    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + request.days * 86400_000))),
+    nameOf(request.commonName),
     publicKey.export({ type: 'spki', format: 'der' }),
-    ...(opts.ips?.length ? [der(0xa3, seq(subjectAltNames(opts.ips)))] : []),
+    ...(extensions.length ? [der(0xa3, seq(...extensions))] : []),
   );
-  const signature = createSign('sha256').update(tbs).sign(privateKey);
+  const signature = createSign('sha256').update(tbs).sign(request.issuer?.privateKey ?? privateKey);
   const cert = seq(tbs, sha256WithRsa, der(0x03, Buffer.concat([Buffer.from([0]), signature])));
   const certBody = cert.toString('base64');
   const certPem = `-----BEGIN CERTIFICATE-----\n${certBody.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
   new X509Certificate(certPem); // fails loudly if the encoding above is wrong
   return { privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), certPem, certBody, privateKey };
+}
+
+/** A fresh RSA key and a self-signed certificate (sha256WithRSAEncryption) for `commonName`. */
+export function selfSignedCertificate(commonName: string, days = 365, opts: { ips?: string[] } = {}): KeyAndCert {
+  return issue({ commonName, days, ips: opts.ips });
+}
+
+/** A certificate authority of a test's own: a self-signed CA certificate and its key. */
+export function certificateAuthority(commonName: string, days = 365): KeyAndCert & { commonName: string } {
+  return { ...issue({ commonName, days, ca: true }), commonName };
+}
+
+/** A server certificate signed by `ca`, for `commonName` and the given IP addresses. */
+export function issuedCertificate(ca: KeyAndCert & { commonName: string }, commonName: string, opts: { ips?: string[]; days?: number } = {}): KeyAndCert {
+  return issue({ commonName, days: opts.days ?? 365, ips: opts.ips, issuer: ca });
 }

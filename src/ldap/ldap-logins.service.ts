@@ -1,0 +1,218 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { FieldErrors } from '../common/errors';
+import { RequestTrace } from '../common/request-context';
+import { trustedCas } from '../common/trusted-cas';
+import { isUniqueViolation } from '../database/errors';
+import { SettingsService } from '../settings/settings.service';
+import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/password-backends';
+import type { User } from '../users/user.entity';
+import { MAX_USERNAME, USERNAME } from '../users/usernames';
+import { UserInput, UsersService } from '../users/users.service';
+import { DirectoryUnavailable } from './directory-connection';
+import { DirectoryDecision, DirectoryLogin } from './directory-login';
+import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, settingPrefix, UserField, UserFlag } from './ldap-settings';
+
+export const LDAP_ACCOUNT = 'ldap';
+
+/** What `ldap_test` and `POST /api/v2/settings/ldap/test/` answer (SPEC §14). */
+export interface LdapExplanation {
+  would_login: boolean;
+  dn: string | null;
+  groups: string[];
+  flags: { is_superuser: boolean; is_system_auditor: boolean };
+  steps: string[];
+}
+
+const FIELD_OF: Record<UserField, keyof User> = { first_name: 'firstName', last_name: 'lastName', email: 'email' };
+const FLAG_OF: Record<UserFlag, keyof User> = { is_superuser: 'isSuperuser', is_system_auditor: 'isSystemAuditor' };
+const FIELD_MAX: Record<UserField, number> = { first_name: 150, last_name: 150, email: 254 };
+
+/**
+ * LDAP logins (SPEC §14): the password backend behind LocalCredentialsService (which keeps local names
+ * away from it and counts every attempt), first-login creation, attributes and flags kept in step at every
+ * login, and the explainer that walks the same path without changing anything.
+ */
+@Injectable()
+export class LdapLogins {
+  private readonly logger = new Logger('ldap');
+  private readonly login: DirectoryLogin;
+
+  constructor(
+    private readonly settings: SettingsService,
+    private readonly users: UsersService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.login = new DirectoryLogin(trustedCas(config.extraCaCertsFile));
+  }
+
+  /** The directories with a SERVER_URI, in the order a login asks them. */
+  directories(): DirectoryConfig[] {
+    return DIRECTORY_NAMES.map((name) => this.directory(name)).filter((d) => d.uris.length > 0);
+  }
+
+  directory(name: DirectoryName): DirectoryConfig {
+    return directoryConfig(name, (key) => this.settings.get(key));
+  }
+
+  configured(): boolean {
+    return DIRECTORY_NAMES.some((name) => this.settings.get<string>(`${settingPrefix(name)}SERVER_URI`) !== '');
+  }
+
+  /** The backend LocalCredentialsService asks (registered by LdapModule). */
+  backend(): PasswordBackend {
+    return {
+      account: LDAP_ACCOUNT,
+      label: 'LDAP',
+      configured: () => this.configured(),
+      authenticate: (attempt, existing) => this.authenticate(attempt, existing),
+      managedFields: () => this.managedFields(),
+      repeatTtlMs: () => this.settings.get<number>('AUTH_LDAP_CACHE_SECONDS') * 1000,
+    };
+  }
+
+  /** AWX's rule: the username, the mapped attributes and flags, and (SPEC §14) the password belong to the directory. */
+  managedFields(): string[] {
+    const fields = new Set<string>(['username', 'password']);
+    for (const config of this.directories()) {
+      for (const [field, attribute] of Object.entries(config.attrMap)) if (attribute) fields.add(field);
+      for (const flag of Object.keys(config.flagsByGroup)) fields.add(flag);
+    }
+    return [...fields];
+  }
+
+  async authenticate(attempt: BackendAttempt, existing: User | null): Promise<BackendOutcome> {
+    const { username, password, trace } = attempt;
+    // Only names the users API could hold go to a directory: no filter or DN syntax ever reaches it, escaped or not.
+    if (!isUsername(username)) return { refused: 'invalid_username', source: null };
+    let decision: DirectoryDecision;
+    try {
+      decision = await this.login.decide(this.directories(), username, password);
+    } catch (err) {
+      if (err instanceof DirectoryUnavailable) throw new PasswordBackendUnavailable(err.directory, err.reason);
+      throw err;
+    }
+    if (decision.refusal) {
+      return { refused: decision.detail ? `${decision.refusal}: ${decision.detail}` : decision.refusal, source: decision.directory };
+    }
+    const user = await this.apply(decision, username, existing, trace);
+    return user ? { user, source: decision.directory! } : { refused: 'local_account_name', source: decision.directory };
+  }
+
+  /** Creates the user at the first login, else brings its attributes, flags and DN in step; null if the name was taken meanwhile. */
+  private async apply(decision: DirectoryDecision, username: string, existing: User | null, trace: RequestTrace): Promise<User | null> {
+    if (existing) return this.refresh(existing, decision, trace);
+    const input: Partial<UserInput> = { username: username.toLowerCase(), ldap_dn: decision.dn, ...this.fields(decision) };
+    for (const [flag, value] of Object.entries(decision.flags)) input[flag as UserFlag] = value;
+    try {
+      const user = await this.users.create(input, trace, { externalAccount: LDAP_ACCOUNT });
+      this.logger.log({ event: 'ldap_user_created', directory: decision.directory, user_id: user.id, username: user.username, ...trace });
+      return user;
+    } catch (err) {
+      if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
+      // Another login of the same name created it first (or a local user took the name): look again.
+      const holder = await this.users.findByUsernameIgnoringCase(username);
+      return holder?.externalAccount === LDAP_ACCOUNT ? this.refresh(holder, decision, trace) : null;
+    }
+  }
+
+  private async refresh(user: User, decision: DirectoryDecision, trace: RequestTrace): Promise<User> {
+    const changes: Partial<UserInput> = {};
+    for (const [field, value] of Object.entries(this.fields(decision)) as [UserField, string][]) {
+      if (user[FIELD_OF[field]] !== value) (changes as Record<string, unknown>)[field] = value;
+    }
+    for (const [flag, value] of Object.entries(decision.flags) as [UserFlag, boolean][]) {
+      if (user[FLAG_OF[flag]] !== value) changes[flag] = value;
+    }
+    if (decision.dn && user.ldapDn !== decision.dn) changes.ldap_dn = decision.dn;
+    if (!Object.keys(changes).length) return user;
+    this.logger.log({ event: 'ldap_user_updated', directory: decision.directory, user_id: user.id, fields: Object.keys(changes), ...trace });
+    return this.users.update(user, changes, trace);
+  }
+
+  private fields(decision: DirectoryDecision): Partial<Record<UserField, string>> {
+    const out: Partial<Record<UserField, string>> = {};
+    for (const [field, value] of Object.entries(decision.attributes) as [UserField, string][]) out[field] = value.slice(0, FIELD_MAX[field]);
+    return out;
+  }
+
+  /**
+   * What a login would do, step by step, changing nothing (SPEC §14): the directory's answers (found DN,
+   * groups, require/deny, each flag and the group behind it) and what would happen to the user. `server`
+   * picks one directory; without it the directories are walked as a login walks them.
+   */
+  async explain(server: DirectoryName | undefined, username: string, password: string): Promise<LdapExplanation> {
+    const steps: string[] = [];
+    const refused = (holder?: User | null): LdapExplanation => ({
+      would_login: false,
+      dn: null,
+      groups: [],
+      flags: { is_superuser: !!holder?.isSuperuser, is_system_auditor: !!holder?.isSystemAuditor },
+      steps,
+    });
+    if (!isUsername(username)) {
+      steps.push(`"${username.slice(0, 160)}" is not a valid username (letters, digits and @ . + - _, at most 150): a login never asks a directory.`);
+      return refused();
+    }
+    const holder = await this.users.findByUsernameIgnoringCase(username);
+    if (holder && holder.externalAccount !== LDAP_ACCOUNT) {
+      steps.push(`The name belongs to ${accountKind(holder)} user "${holder.username}": a login checks that account and never asks a directory (no takeover).`);
+      return refused(holder);
+    }
+    steps.push(holder ? `"${holder.username}" is an LDAP user here (id ${holder.id}, DN ${holder.ldapDn ?? 'unknown'}).` : `No user named "${username}" exists here yet.`);
+    let directories = this.directories();
+    if (server) {
+      const config = this.directory(server);
+      if (!config.uris.length) {
+        steps.push(`Directory ${server} is not configured (its SERVER_URI is empty).`);
+        return refused(holder);
+      }
+      directories = [config];
+    }
+    let decision: DirectoryDecision;
+    try {
+      decision = await this.login.decide(directories, username, password, steps);
+    } catch (err) {
+      if (!(err instanceof DirectoryUnavailable)) throw err;
+      steps.push(`Directory ${err.directory} is unavailable (${err.reason}): a login would answer 503 "The login directory is unavailable; try again later.".`);
+      return refused(holder);
+    }
+    const flags = {
+      is_superuser: decision.flags.is_superuser ?? !!holder?.isSuperuser,
+      is_system_auditor: decision.flags.is_system_auditor ?? !!holder?.isSystemAuditor,
+    };
+    const answer = { dn: decision.dn, groups: decision.groups, flags, steps };
+    if (decision.refusal) {
+      steps.push(`Verdict: refused (${decision.refusal}${decision.detail ? `: ${decision.detail}` : ''}); the user would see the wrong-password answer.`);
+      return { would_login: false, ...answer };
+    }
+    if (holder && !holder.isActive) {
+      steps.push(`Verdict: refused: the user "${holder.username}" is inactive here.`);
+      return { would_login: false, ...answer };
+    }
+    steps.push(`Verdict: the login would succeed through directory ${decision.directory}. ${this.describeChanges(holder, decision, username)}`);
+    return { would_login: true, ...answer };
+  }
+
+  private describeChanges(holder: User | null, decision: DirectoryDecision, username: string): string {
+    if (!holder) return `It would create the user "${username.toLowerCase()}" (external_account "ldap", ldap_dn ${decision.dn}).`;
+    const changes: string[] = [];
+    for (const [field, value] of Object.entries(this.fields(decision)) as [UserField, string][]) {
+      if (holder[FIELD_OF[field]] !== value) changes.push(`${field} "${String(holder[FIELD_OF[field]])}" → "${value}"`);
+    }
+    for (const [flag, value] of Object.entries(decision.flags) as [UserFlag, boolean][]) {
+      if (holder[FLAG_OF[flag]] !== value) changes.push(`${flag} ${value ? 'set' : 'cleared'}`);
+    }
+    if (decision.dn && holder.ldapDn !== decision.dn) changes.push(`ldap_dn → ${decision.dn}`);
+    return changes.length ? `It would update "${holder.username}": ${changes.join(', ')}.` : `"${holder.username}" is already in step with the directory.`;
+  }
+}
+
+function isUsername(username: string): boolean {
+  return username.length > 0 && username.length <= MAX_USERNAME && USERNAME.test(username);
+}
+
+function accountKind(user: User): string {
+  if (!user.externalAccount) return 'the local';
+  return user.externalAccount === 'social' ? 'the single sign-on' : user.externalAccount === 'service' ? 'the service-account' : `the ${user.externalAccount}`;
+}
