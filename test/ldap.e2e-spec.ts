@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { generate } from 'otplib';
 import type { DataSource } from 'typeorm';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { browserLogin, cookieValue } from './support/browser-login';
@@ -155,6 +156,21 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       const unknown = await t.http().get('/api/v2/me/').set('Authorization', basic('nobody-at-all', 'whatever')).expect(401);
       assert.deepEqual(wrong.body, { detail: 'Invalid username/password.' });
       assert.deepEqual(unknown.body, wrong.body);
+    });
+
+    it('a directory user may add a second factor (SPEC §16): then the password alone is refused and the form asks for it', async () => {
+      const bob = basic('bob', PASSWORDS.bob);
+      const { secret } = (await t.http().post('/api/v2/me/mfa/totp/').set('Authorization', bob).send({}).expect(201)).body;
+      const code = await generate({ secret, epoch: Math.floor(t.clock.now().getTime() / 1000) });
+      await t.http().post('/api/v2/me/mfa/totp/confirm/').set('Authorization', bob).send({ code }).expect(200);
+      const refused = await t.http().get('/api/v2/me/').set('Authorization', bob).expect(401);
+      assert.deepEqual(refused.body, { detail: 'This account uses two-step verification; use a token.' });
+      const form = await formLogin(t, 'bob', PASSWORDS.bob);
+      assert.equal(form.status, 200);
+      assert.match(form.text, /<label for="code">Authentication code<\/label>/);
+      const id = (await user('bob'))!.id as number;
+      await t.http().delete(`/api/v2/users/${id}/mfa/`).set('Authorization', ADMIN).expect(204);
+      await t.http().get('/api/v2/me/').set('Authorization', bob).expect(200);
     });
 
     it('password grant: a directory user gets tokens once ALLOW_OAUTH2_FOR_EXTERNAL_USERS allows it', async () => {

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { launchChromium, newContext, screenshot, waitForText } from './support/browser';
-import { freePort, startTestApp, TestApp } from './support/test-app';
+import { freePort } from './support/free-port';
+import { startTestApp, TestApp } from './support/test-app';
 
 
 /**

@@ -1,10 +1,13 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 import { certificateAuthority, issuedCertificate, KeyAndCert } from './x509';
+
+export { freePort };
 
 export const SLAPD = process.env.SLAPD_PATH ?? '/usr/sbin/slapd';
 const SCHEMAS = ['core', 'cosine', 'inetorgperson', 'nis'];
@@ -135,18 +138,5 @@ function answers(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
-  });
-}
-
-/** A loopback port nobody listens on (for "unreachable" URIs) or one to listen on. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
   });
 }

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { APP_CONFIG, AppConfig, loadAppConfig } from '../../src/config/app-config';
@@ -100,16 +99,6 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
       if (!opts.db) await db.drop();
     },
   };
-}
-
-/** A loopback port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
 }
 
 export function basic(username: string, password: string): string {
