@@ -105,10 +105,13 @@ describe('browser pages in Chromium', () => {
       assert.ok(await sessions.evaluate((e) => e === document.activeElement), 'focus follows the selection');
       await page.getByRole('tabpanel', { name: 'Sessions' }).waitFor();
       assert.equal(await page.getByRole('tabpanel', { name: 'Tokens' }).count(), 0, 'the other panel is hidden');
+      const security = page.getByRole('tab', { name: 'Security' });
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await security.getAttribute('aria-selected'), 'true');
       await page.keyboard.press('ArrowRight');
       assert.equal(await tokens.getAttribute('aria-selected'), 'true', 'wraps around');
       await page.keyboard.press('End');
-      assert.equal(await sessions.getAttribute('aria-selected'), 'true');
+      assert.equal(await security.getAttribute('aria-selected'), 'true');
       await page.keyboard.press('Home');
       assert.equal(await tokens.getAttribute('aria-selected'), 'true');
       assert.equal(await sessions.getAttribute('tabindex'), '-1', 'one tab stop for the tab list');
