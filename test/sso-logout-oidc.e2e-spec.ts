@@ -171,6 +171,7 @@ describe('single logout with OpenID Connect against a real provider (SPEC §17)'
     { name: 'events without the back-channel member', token: (sid) => idp.logoutToken({ sid, events: { 'https://other.example/event': {} } }), reason: /no back-channel logout event/ },
     { name: 'a nonce (an ID token passed off as a logout token)', token: (sid) => idp.logoutToken({ sid, nonce: 'n-0S6_WzA2Mj' }), reason: /nonce/ },
     { name: 'a stale iat', token: (sid) => idp.logoutToken({ sid, iat: now() - 600, exp: now() + 60 }), reason: /claim "iat"/ },
+    { name: 'an iat in the future', token: (sid) => idp.logoutToken({ sid, iat: now() + 600, exp: now() + 900 }), reason: /claim "iat"/ },
     { name: 'an expired token', token: (sid) => idp.logoutToken({ sid, iat: now() - 200, exp: now() - 100 }), reason: /claim "exp"/ },
     { name: 'no jti', token: (sid) => idp.logoutToken({ sid, jti: undefined }), reason: /claim "jti"/ },
     { name: 'neither sid nor sub', token: () => idp.logoutToken({}), reason: /neither sid nor sub/ },
