@@ -9,7 +9,7 @@ import { logoutTokenAlgorithms, verifyLogoutToken } from './oidc/logout-token';
 import { CLOCK_TOLERANCE_SECONDS, OidcLogin } from './oidc/oidc-login.service';
 import { SAML_REQUEST_TTL_SECONDS } from './saml/saml-config';
 import { SamlLogin } from './saml/saml-login.service';
-import { SamlBinding, SamlLogout } from './saml/saml-logout.service';
+import { SamlBinding, SamlLogout, VerifiedLogoutRequest } from './saml/saml-logout.service';
 import { LogoutRefused, SsoFailure } from './sso-failure';
 import { SsoSessionFacts, SsoSessions } from './sso-sessions.service';
 
@@ -103,16 +103,24 @@ export class SingleLogout {
 
   /** A LogoutRequest from an IdP (either binding): its sessions end, and the IdP gets its LogoutResponse. */
   async samlRequest(incoming: SamlBinding, relayState: string, trace: RequestTrace): Promise<SamlLogoutAnswer> {
+    let verified: VerifiedLogoutRequest;
     try {
-      const verified = await this.samlLogout.verifyRequest(incoming, trace);
-      const { request, provider } = verified;
-      const match = request.sessionIndex ? { subject: request.nameID, providerSession: request.sessionIndex } : { subject: request.nameID };
-      const ended = await this.ssoSessions.endMatching(provider.key, match, trace);
-      this.logger.log({ event: 'sso_logout', direction: 'from_provider', binding: incoming.binding, provider: provider.key, outcome: 'ended', by: request.sessionIndex ? 'session_index' : 'name_id', count: ended, ...trace });
+      verified = await this.samlLogout.verifyRequest(incoming, trace);
+    } catch (err) {
+      throw this.refused(err, 'saml', incoming.binding, trace);
+    }
+    const { request, provider } = verified;
+    const match = request.sessionIndex ? { subject: request.nameID, providerSession: request.sessionIndex } : { subject: request.nameID };
+    const ended = await this.ssoSessions.endMatching(provider.key, match, trace);
+    this.logger.log({ event: 'sso_logout', direction: 'from_provider', binding: incoming.binding, provider: provider.key, outcome: 'ended', by: request.sessionIndex ? 'session_index' : 'name_id', count: ended, ...trace });
+    try {
       const location = await this.samlLogout.responseUrl(verified, relayState);
       return location ? { kind: 'redirect', location } : { kind: 'logged_out' };
     } catch (err) {
-      throw this.refused(err, 'saml', incoming.binding, trace);
+      // The sessions are ended; only the answer to the IdP could not be built: the browser is told it is logged out.
+      if (!(err instanceof SsoFailure)) throw err;
+      this.logger.warn({ event: 'sso_logout', direction: 'from_provider', provider: provider.key, outcome: 'unanswered', reason: err.code, detail: err.detail, ...trace });
+      return { kind: 'logged_out' };
     }
   }
 

@@ -4,7 +4,7 @@ import { AuthMetrics } from '../common/auth-metrics';
 import { clientIp } from '../common/client-ip';
 import { htmlPage } from '../common/html';
 import { Public } from '../common/public.decorator';
-import { traceOf } from '../common/request-context';
+import { RequestTrace, traceOf } from '../common/request-context';
 import { safeNext } from '../common/safe-redirect';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SessionLogin } from '../sessions/session-login.service';
@@ -156,7 +156,7 @@ export class SsoController {
     return this.samlLogout(res, { binding: 'post', body }, body, traceOf(req));
   }
 
-  private async samlLogout(res: Response, incoming: SamlBinding, params: Record<string, unknown>, trace: ReturnType<typeof traceOf>): Promise<void> {
+  private async samlLogout(res: Response, incoming: SamlBinding, params: Record<string, unknown>, trace: RequestTrace): Promise<void> {
     const relayState = stringParam(params.RelayState);
     let answer: SamlLogoutAnswer;
     try {

@@ -62,7 +62,12 @@ export class SamlLogout {
       spNameQualifier: subject.spNameQualifier,
       sessionIndex: subject.sessionIndex,
     };
-    const url = await provider.logout.getLogoutUrlAsync(user, relayState, {});
+    let url: string;
+    try {
+      url = await provider.logout.getLogoutUrlAsync(user, relayState, {});
+    } catch (err) {
+      throw new SsoFailure('unavailable', `LogoutRequest not built: ${describeError(err)}`);
+    }
     const sent = readSamlMessage(inflateRedirectMessage(new URL(url).searchParams.get('SAMLRequest') ?? ''));
     if (!sent.id) throw new SsoFailure('unavailable', 'LogoutRequest without an ID');
     return { url, requestId: sent.id };
@@ -96,7 +101,11 @@ export class SamlLogout {
   /** Our LogoutResponse (Success) to the IdP's `slo_url`, with the request's RelayState; null without `slo_url`. */
   async responseUrl(verified: VerifiedLogoutRequest, relayState: string): Promise<string | null> {
     if (!verified.provider.idp.slo_url) return null;
-    return verified.provider.logout.getLogoutResponseUrlAsync(verified.request, relayState, {}, true);
+    try {
+      return await verified.provider.logout.getLogoutResponseUrlAsync(verified.request, relayState, {}, true);
+    } catch (err) {
+      throw new SsoFailure('unavailable', `LogoutResponse not built: ${describeError(err)}`);
+    }
   }
 
   /**
