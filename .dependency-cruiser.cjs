@@ -5,6 +5,38 @@
  */
 const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|mfa|oauth2|pending-state|resources|sessions|settings|sso|tokens|ui|users)';
 
+const { existsSync, readFileSync } = require('node:fs');
+const { join, posix } = require('node:path');
+
+/**
+ * The files a package offers to its users, as a regular expression over resolved paths: its `main` and
+ * every target of its `exports` map (a `*` there matches any sub-path), for each package this project
+ * declares in package.json. Anything else reached inside a package is one of its internals (`lib/`,
+ * `build/`, `dist/`…): the library may move or change it in any release.
+ */
+function publicEntries() {
+  const escape = (text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  const own = JSON.parse(readFileSync(join(__dirname, 'package.json'), 'utf8'));
+  const alternatives = [];
+  for (const name of Object.keys({ ...own.dependencies, ...own.devDependencies })) {
+    const file = join(__dirname, 'node_modules', name, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8'));
+    const targets = new Set();
+    const collect = (value) => {
+      if (typeof value === 'string') targets.add(value);
+      else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    };
+    collect(pkg.exports);
+    const main = posix.normalize(pkg.main ?? 'index.js').replace(/\/$/, '');
+    for (const candidate of [main, `${main}.js`, `${main}/index.js`]) targets.add(candidate);
+    for (const target of targets) {
+      alternatives.push(`${escape(name)}/${escape(posix.normalize(target).replace(/^\.\//, '')).replace(/\*/g, '.+')}`);
+    }
+  }
+  return `(^|/)node_modules/(${alternatives.join('|')})$`;
+}
+
 module.exports = {
   forbidden: [
     {
@@ -80,11 +112,31 @@ module.exports = {
       from: { path: '^src/(resources|hosts|credentials|job-templates)/' },
       to: { path: '^src/(sessions|tokens|oauth2|sso)/' },
     },
+    {
+      name: 'sso-no-library-internals',
+      severity: 'error',
+      comment:
+        'Single sign-on runs on the public API of openid-client, node-saml, jose and xmldom (issue 33): never a file of a ' +
+        "package beyond its main entry and its exports map (e.g. @node-saml/node-saml/lib/xml), which the library may change in any release.",
+      from: { path: '^src/sso/' },
+      to: { path: '(^|/)node_modules/', pathNot: publicEntries() },
+    },
+    {
+      name: 'sso-no-unexported-subpaths',
+      severity: 'error',
+      comment:
+        "A package's sub-path its exports map does not offer (e.g. openid-client/build/passport) cannot be resolved the way " +
+        'Node resolves it: reaching past the map is reaching into the internals.',
+      from: { path: '^src/sso/' },
+      to: { couldNotResolve: true, path: '^[^./]' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^dist/|\\.spec\\.ts$)' },
     tsPreCompilationDeps: true,
+    // Resolve packages as Node does, exports maps included, so a sub-path a package does not export stays unresolved.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
     // The project's tsconfig when cruising the project; the rule tests cruise a fixture tree without one.
     ...(require('node:fs').existsSync('tsconfig.json') ? { tsConfig: { fileName: 'tsconfig.json' } } : {}),
     reporterOptions: {

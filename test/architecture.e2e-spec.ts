@@ -59,6 +59,19 @@ describe('module dependencies (docs/architecture.md)', () => {
     );
   });
 
+  it("catches src/sso/ reaching into a library's internals, as it did before issue 33, and nothing public", () => {
+    // old-imports.ts holds the two imports src/sso/ had (a file under node-saml's lib/, a sub-path openid-client's
+    // exports map does not offer); public-imports.ts the public entries and exported sub-paths; auth/ is out of scope.
+    const violations = cruise(join(ROOT, 'test', 'fixtures', 'library-internals'));
+    assert.deepEqual(
+      violations.map((v) => [v.rule.name, v.from, v.to.replace(/^(\.\.\/)+/, '')]).sort(),
+      [
+        ['sso-no-library-internals', 'src/sso/old-imports.ts', 'node_modules/@node-saml/node-saml/lib/xml.js'],
+        ['sso-no-unexported-subpaths', 'src/sso/old-imports.ts', 'openid-client/build/passport'],
+      ],
+    );
+  });
+
   it('draws the diagram of docs/architecture.md from the code as it is', () => {
     const generated = spawnSync('bash', [join(ROOT, 'scripts', 'architecture.sh'), '--mermaid'], { cwd: ROOT, encoding: 'utf8', timeout: 120000 });
     assert.equal(generated.status, 0, generated.stderr);

@@ -5,6 +5,11 @@ import request from 'supertest';
 import { basic } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-db';
 import { spawnServices, ServiceProcess } from './support/service-process';
+import { CLIENT_ID, CLIENT_SECRET, OidcIdp } from './support/oidc-idp';
+import { Browser } from './support/sso-browser';
+
+/** Both nodes' external address (callback URLs are built from it); a test browser maps it to the node it talks to. */
+const PUBLIC_URL = 'http://127.0.0.1';
 
 describe('two service processes on one database', () => {
   let db: TestDatabase;
@@ -13,7 +18,7 @@ describe('two service processes on one database', () => {
   const admin = basic('admin', 'Two-node-admin-1');
   before(async () => {
     db = await createTestDatabase();
-    const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, SECRET_KEY: 'multi-node-secret-key-0123456789abcdefghij', ADMIN_PASSWORD: 'Two-node-admin-1' };
+    const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, SECRET_KEY: 'multi-node-secret-key-0123456789abcdefghij', ADMIN_PASSWORD: 'Two-node-admin-1', PUBLIC_URL };
     // Both start at once: migrations run under a lock, the superuser is created once.
     [a, b] = await spawnServices(2, env);
   });
@@ -70,6 +75,38 @@ describe('two service processes on one database', () => {
     assert.equal((await secondStep(a.url, current)).status, 302, 'node A takes the current code');
     assert.equal((await secondStep(b.url, current)).status, 401, 'node B refuses it: each code once, on every node');
     await request(a.url).delete(`/api/v2/users/${created.body.id}/mfa/`).set('Authorization', admin).expect(204);
+  });
+
+  it('a back-channel logout received by node A ends a session of node B at its next request (SPEC §17, issue 33)', async () => {
+    const idp = await OidcIdp.start({
+      redirectUri: `${PUBLIC_URL}/sso/complete/oidc/`,
+      accounts: { 'sub-nina': { preferred_username: 'nina' } },
+      // The provider's server posts its logout tokens to node A only.
+      backchannelLogoutUri: `${a.url}/sso/backchannel/oidc/?idp=corp`,
+    });
+    try {
+      const provider = { issuer: idp.issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+      await request(a.url).patch('/api/v2/settings/oidc/').set('Authorization', admin).send({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp: provider } }).expect(200);
+      // Node B reads the setting within a second (SPEC §9).
+      let listed = false;
+      for (let i = 0; i < 40 && !listed; i++) {
+        listed = 'oidc:corp' in (await request(b.url).get('/api/v2/auth/').expect(200)).body;
+        if (!listed) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(listed, 'node B lists the provider');
+      const browser = new Browser({ url: b.url, config: { publicUrl: PUBLIC_URL } });
+      const start = await browser.get('/sso/login/oidc/?idp=corp').expect(302);
+      const loggedIn = await browser.get(await idp.authenticate(browser, start.headers.location, 'sub-nina')).expect(302);
+      assert.equal(loggedIn.headers.location, '/accounts/profile/');
+      assert.equal((await browser.get('/api/v2/me/').expect(200)).body.results[0].username, 'nina');
+      // Nina signs out at the provider, which tells node A; node B's browser learns it at its next request.
+      await idp.signOut(browser);
+      assert.deepEqual(idp.backchannel.map((d) => d.ok), [true], JSON.stringify(idp.backchannel));
+      const ended = await browser.get('/api/v2/me/').expect(401);
+      assert.equal(ended.body.reason, 'idp_logout');
+    } finally {
+      await idp.close();
+    }
   });
 
   it('AUTH_BASIC_ENABLED switched off on node A is honoured by node B within one second', async () => {

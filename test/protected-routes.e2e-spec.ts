@@ -28,6 +28,11 @@ const PUBLIC = new Set([
   'GET /sso/complete/oidc/',
   'POST /sso/complete/saml/',
   'GET /sso/metadata/saml/',
+  // Single logout (SPEC §17): the identity provider's messages carry their own proof (a signature).
+  'GET /sso/logout/saml/',
+  'POST /sso/logout/saml/',
+  'GET /sso/logout/oidc/',
+  'POST /sso/backchannel/oidc/',
   'GET /accounts/profile/',
   'GET /static/:file',
 ]);

@@ -96,7 +96,13 @@ describe('single sign-on configuration, /api/v2/auth/ and the login page (SPEC ย
       SOCIAL_AUTH_SAML_SP_PRIVATE_KEY: spKeys.privateKeyPem,
       SOCIAL_AUTH_SAML_ENABLED_IDPS: {
         okta: { entity_id: 'http://www.okta.com/abc', url: 'https://corp.okta.com/app/sso/saml', x509cert: idpCert.certBody },
-        adfs: { entity_id: 'http://adfs.corp.example/adfs/services/trust', url: 'https://adfs.corp.example/adfs/ls/', x509cert: idpCert.certPem, attr_username: 'upn' },
+        adfs: {
+          entity_id: 'http://adfs.corp.example/adfs/services/trust',
+          url: 'https://adfs.corp.example/adfs/ls/',
+          slo_url: ' https://adfs.corp.example/adfs/ls/?wa=wsignout1.0 ',
+          x509cert: idpCert.certPem,
+          attr_username: 'upn',
+        },
       },
       SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR: { is_superuser_attr: 'groups', is_superuser_value: 'admins' },
     }).expect(200);
@@ -106,6 +112,9 @@ describe('single sign-on configuration, /api/v2/auth/ and the login page (SPEC ย
     assert.equal(res.body.SOCIAL_AUTH_SAML_ENABLED_IDPS.okta.attr_user_permanent_id, 'name_id');
     assert.equal(res.body.SOCIAL_AUTH_SAML_ENABLED_IDPS.okta.attr_email, 'urn:oid:0.9.2342.19200300.100.1.3');
     assert.equal(res.body.SOCIAL_AUTH_SAML_ENABLED_IDPS.adfs.attr_username, 'upn');
+    // SPEC ยง17: the IdP's single logout service is optional, trimmed when given.
+    assert.equal(res.body.SOCIAL_AUTH_SAML_ENABLED_IDPS.adfs.slo_url, 'https://adfs.corp.example/adfs/ls/?wa=wsignout1.0');
+    assert.ok(!('slo_url' in res.body.SOCIAL_AUTH_SAML_ENABLED_IDPS.okta));
     assert.deepEqual(res.body.SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR, { is_superuser_attr: 'groups', is_superuser_value: ['admins'] });
     assert.ok(!JSON.stringify(res.body).includes('PRIVATE KEY'));
   });
@@ -122,6 +131,12 @@ describe('single sign-on configuration, /api/v2/auth/ and the login page (SPEC ย
       { SOCIAL_AUTH_SAML_ENABLED_IDPS: { okta: { entity_id: 'x', url: 'ftp://idp.example/', x509cert: idpCert.certBody } } },
       'SOCIAL_AUTH_SAML_ENABLED_IDPS',
       /okta: url: Enter a valid URL/,
+    ],
+    [
+      'a bad IdP single logout URL',
+      { SOCIAL_AUTH_SAML_ENABLED_IDPS: { okta: { entity_id: 'x', url: 'https://idp.example/sso', slo_url: 'javascript:alert(1)', x509cert: idpCert.certBody } } },
+      'SOCIAL_AUTH_SAML_ENABLED_IDPS',
+      /okta: slo_url: Enter a valid URL/,
     ],
     [
       'a missing entity_id',
@@ -145,9 +160,24 @@ describe('single sign-on configuration, /api/v2/auth/ and the login page (SPEC ย
   it('GET /api/v2/auth/ is public and lists every enabled method with AWX-shaped URLs', async () => {
     const res = await t.http().get('/api/v2/auth/').set('Authorization', 'Bearer rubbish').expect(200);
     assert.deepEqual(res.body, {
-      'oidc:corp': { login_url: '/sso/login/oidc/?idp=corp', complete_url: `${PUBLIC_URL}/sso/complete/oidc/` },
-      'saml:adfs': { login_url: '/sso/login/saml/?idp=adfs', complete_url: `${PUBLIC_URL}/sso/complete/saml/`, metadata_url: '/sso/metadata/saml/' },
-      'saml:okta': { login_url: '/sso/login/saml/?idp=okta', complete_url: `${PUBLIC_URL}/sso/complete/saml/`, metadata_url: '/sso/metadata/saml/' },
+      'oidc:corp': {
+        login_url: '/sso/login/oidc/?idp=corp',
+        complete_url: `${PUBLIC_URL}/sso/complete/oidc/`,
+        // SPEC ยง17: what to register at the provider for back-channel logout.
+        backchannel_logout_url: `${PUBLIC_URL}/sso/backchannel/oidc/?idp=corp`,
+      },
+      'saml:adfs': {
+        login_url: '/sso/login/saml/?idp=adfs',
+        complete_url: `${PUBLIC_URL}/sso/complete/saml/`,
+        metadata_url: '/sso/metadata/saml/',
+        slo_url: `${PUBLIC_URL}/sso/logout/saml/`,
+      },
+      'saml:okta': {
+        login_url: '/sso/login/saml/?idp=okta',
+        complete_url: `${PUBLIC_URL}/sso/complete/saml/`,
+        metadata_url: '/sso/metadata/saml/',
+        slo_url: `${PUBLIC_URL}/sso/logout/saml/`,
+      },
     });
   });
 

@@ -4,6 +4,7 @@ import type { FastifyReply as Response, FastifyRequest as Request } from 'fastif
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
 import { LoginProviders } from '../common/login-providers';
+import { LogoutRedirects } from '../common/logout-redirects';
 import { Public } from '../common/public.decorator';
 import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
 import { SessionCookies } from '../sessions/session-cookies';
@@ -34,6 +35,7 @@ export class LoginController {
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
     private readonly providers: LoginProviders,
+    private readonly logoutRedirects: LogoutRedirects,
     private readonly mfa: MfaService,
     private readonly secondStep: SecondStep,
   ) {}
@@ -102,11 +104,14 @@ export class LoginController {
   private async logout(req: Request, res: Response, checkCsrf: boolean): Promise<void> {
     // A logged-in browser must prove the POST is its own; GET stays a plain link, as in AWX.
     if (checkCsrf && (await this.presentsLiveSession(req))) this.csrf.enforce(req);
-    const user = await this.sessionLogin.endPresented(req, 'logged_out');
+    const ended = await this.sessionLogin.endPresented(req, 'logged_out');
+    const { user } = ended ?? {};
     if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: clientIp(req), ...traceOf(req) });
     this.cookies.clear(res);
-    const next = ((req.query as Record<string, unknown>).next ?? (req.body as Record<string, unknown> | undefined)?.next) as unknown;
-    res.code(302).header('Location', safeNext(next, this.ownOrigin()) ?? '/api/').send('');
+    const next = safeNext((req.query as Record<string, unknown>).next ?? (req.body as Record<string, unknown> | undefined)?.next, this.ownOrigin());
+    // Single logout (SPEC §17): a session an identity provider made ends here first, then at the provider.
+    const provider = ended ? await this.logoutRedirects.after({ sessionId: ended.session.id, userId: ended.user.id, next: next ?? undefined }, traceOf(req)) : null;
+    res.code(302).header('Location', provider ?? next ?? '/api/').send('');
   }
 
   private async presentsLiveSession(req: Request): Promise<boolean> {

@@ -3,12 +3,13 @@ import { AuthMetrics } from './auth-metrics';
 import { Authenticator } from './authenticator';
 import { Clock, SystemClock } from './clock';
 import { LoginProviders } from './login-providers';
+import { LogoutRedirects } from './logout-redirects';
 import { Scheduler } from './scheduler';
 
 /** What every module uses: the clock, and the registries feature modules fill at start-up, so dependencies keep pointing one way. */
 @Global()
 @Module({
-  providers: [{ provide: Clock, useClass: SystemClock }, Authenticator, LoginProviders, AuthMetrics, Scheduler],
-  exports: [Clock, Authenticator, LoginProviders, AuthMetrics, Scheduler],
+  providers: [{ provide: Clock, useClass: SystemClock }, Authenticator, LoginProviders, LogoutRedirects, AuthMetrics, Scheduler],
+  exports: [Clock, Authenticator, LoginProviders, LogoutRedirects, AuthMetrics, Scheduler],
 })
 export class CommonModule {}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isSessionEndReason, SESSION_END_MESSAGES } from './session-end-reason';
 
-/** The words SPEC §13 pins for each reason; local_auth_disabled has none pinned. */
+/** The words SPEC §13 pins for each reason (idp_logout: SPEC §17); local_auth_disabled has none pinned. */
 const PINNED: Record<string, RegExp> = {
   session_limit: /session limit/,
   idle_timeout: /idle/,
@@ -12,6 +12,7 @@ const PINNED: Record<string, RegExp> = {
   user_disabled: /disabled/,
   logged_out: /logged out/,
   ended_by_user: /logged out/,
+  idp_logout: /identity provider/,
 };
 
 describe('session end messages (SPEC §3, §13)', () => {

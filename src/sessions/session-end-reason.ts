@@ -9,6 +9,8 @@ export const SESSION_END_MESSAGES = {
   password_changed: 'You were logged out because your password was changed.',
   user_disabled: 'You were logged out because your account was disabled.',
   local_auth_disabled: 'You were logged out because local authentication was disabled.',
+  /** Single logout (SPEC §17): the identity provider that logged the user in ended its own session. */
+  idp_logout: 'You were logged out by your identity provider: your single sign-on session there has ended.',
 } as const;
 
 export type SessionEndReason = keyof typeof SESSION_END_MESSAGES;

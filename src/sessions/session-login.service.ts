@@ -6,14 +6,16 @@ import { UsersService } from '../users/users.service';
 import { User } from '../users/user.entity';
 import { CsrfService } from './csrf.service';
 import { SessionCookies } from './session-cookies';
-import { SessionsService } from './sessions.service';
+import { Session } from './session.entity';
+import { ResolvedSession, SessionsService } from './sessions.service';
 import { traceOf } from '../common/request-context';
 
 /**
  * Logs a user in on this browser exactly as every login path must (SPEC §2, §7): the form login and
  * the SSO callbacks share it. Ends the session the browser still presents, creates a fresh one under
  * the limits (a client-sent id is never adopted), rotates the CSRF token and writes every cookie and
- * header of seed §4.
+ * header of seed §4. Returns the new session, so a caller can keep facts about it beside it (the
+ * identity provider's session of a single sign-on, SPEC §17).
  */
 @Injectable()
 export class SessionLogin {
@@ -27,7 +29,7 @@ export class SessionLogin {
     private readonly metrics: AuthMetrics,
   ) {}
 
-  async start(req: Request, res: Response, user: User, method: string): Promise<void> {
+  async start(req: Request, res: Response, user: User, method: string): Promise<Session> {
     const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
     const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''), trace);
@@ -37,15 +39,16 @@ export class SessionLogin {
     this.csrf.ensureCookie(req, res, true);
     this.metrics.logins.inc({ method, outcome: 'success' });
     this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id, ...trace });
+    return created.session;
   }
 
-  /** Ends the live session this browser presents, if any; returns its user. */
-  async endPresented(req: Request, reason: 'logged_out'): Promise<User | null> {
+  /** Ends the live session this browser presents, if any; returns it with its user. */
+  async endPresented(req: Request, reason: 'logged_out'): Promise<ResolvedSession | null> {
     const token = req.cookies?.[this.cookies.name];
     if (typeof token !== 'string' || !token) return null;
     const found = await this.sessions.resolve(token);
     if (!found || found.session.endedAt) return null;
     await this.sessions.end({ ids: [found.session.id] }, reason, traceOf(req));
-    return found.user;
+    return found;
   }
 }

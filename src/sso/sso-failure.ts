@@ -35,3 +35,26 @@ export class SsoFailure extends Error {
     super(detail ?? code);
   }
 }
+
+/** A library error as one log-safe line: its class, code and message (never a token). */
+export function describeError(err: unknown): string {
+  const e = err as { name?: string; code?: string; error?: string; message?: string; cause?: unknown };
+  let cause = e?.cause instanceof Error ? ` (${describeError(e.cause)})` : '';
+  // A WWW-Authenticate challenge from the provider (e.g. invalid_client at the token endpoint).
+  if (Array.isArray(e?.cause)) {
+    const challenges = e.cause as { scheme?: string; parameters?: { error?: string } }[];
+    cause = ` (${challenges.map((c) => [c.scheme, c.parameters?.error].filter(Boolean).join(' ')).join(', ')})`;
+  }
+  return ([e?.name, e?.code ?? e?.error, e?.message].filter(Boolean).join(': ') + cause).slice(0, 400);
+}
+
+/**
+ * A logout message an identity provider sent that is refused (SPEC §17): a back-channel logout token or
+ * a SAML LogoutRequest that fails a check. Nothing is ended; `reason` goes to the log and, for the
+ * back channel, to the 400 answer's `error_description` (it names the failed check, never the token).
+ */
+export class LogoutRefused extends Error {
+  constructor(public readonly reason: string) {
+    super(reason);
+  }
+}

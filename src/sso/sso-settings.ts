@@ -21,6 +21,8 @@ export interface OidcProviderConfig {
 export interface SamlIdpConfig {
   entity_id: string;
   url: string;
+  /** The IdP's single logout service (HTTP-Redirect binding), SPEC §17; without it logouts stay local. */
+  slo_url?: string;
   x509cert: string;
   attr_user_permanent_id: string;
   attr_username: string;
@@ -114,6 +116,7 @@ export function isLoopbackHttp(value: string): boolean {
 }
 
 const httpUrl = field().refine(isHttpUrl, 'Enter a valid URL.');
+const optionalHttpUrl = optionalField().refine((value) => value === undefined || value === '' || isHttpUrl(value), 'Enter a valid URL.');
 
 /**
  * One OpenID Connect provider; a client secret is kept exactly as given. The scopes are checked first
@@ -156,6 +159,7 @@ const idpCertificate = field({ max: 16384 }).transform((value, ctx) => {
 const samlIdp = z.strictObject({
   entity_id: field(),
   url: httpUrl,
+  slo_url: optionalHttpUrl,
   x509cert: idpCertificate,
   attr_user_permanent_id: field({ fallback: SAML_DEFAULTS.attr_user_permanent_id }),
   attr_username: field({ fallback: SAML_DEFAULTS.attr_username }),

@@ -2,37 +2,46 @@ import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { LoginProviders } from '../common/login-providers';
+import { LogoutRedirects } from '../common/logout-redirects';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
 import { UserIdentities } from '../users/user-identities';
 import { UsersModule } from '../users/users.module';
-import { OidcProviders } from './oidc-providers.service';
-import { SamlProviders } from './saml-providers.service';
+import { PendingStateModule } from '../pending-state/pending-state.module';
+import { OidcLogin } from './oidc/oidc-login.service';
+import { SamlLogin } from './saml/saml-login.service';
+import { SamlLogout } from './saml/saml-logout.service';
+import { SingleLogout, SSO_LOGOUT_MESSAGES } from './single-logout.service';
 import { SocialAuth } from './social-auth.entity';
 import { SSO_FAILURE_MESSAGES } from './sso-failure';
 import { SsoMethods } from './sso-methods';
-import { SsoPassport } from './sso-passport';
+import { SsoSession } from './sso-session.entity';
+import { SsoSessionsRepository } from './sso-sessions.repository';
+import { SsoSessions } from './sso-sessions.service';
 import { checkSamlSpKeyPair, ssoSettingDefinitions } from './sso-settings';
-import { PendingStateModule } from '../pending-state/pending-state.module';
 import { SsoUsers } from './sso-users.service';
 import { SsoController } from './sso.controller';
+import { SsoService } from './sso.service';
 
 /**
- * Single sign-on (seed §5.4, SPEC §7): OpenID Connect and SAML 2.0. Uses sessions, users and
- * settings; nothing imports it but the application module. It fills the registries the others
- * read: settings categories, login-page buttons and failure texts, users' linked identities.
+ * Single sign-on (seed §5.4, SPEC §7) and single logout (SPEC §17): OpenID Connect and SAML 2.0.
+ * Uses sessions, users and settings; nothing imports it but the application module. It fills the
+ * registries the others read: settings categories, login-page buttons and failure texts, users'
+ * linked identities, and what follows a local logout.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SocialAuth]), PendingStateModule, UsersModule, SessionsModule, SettingsModule],
+  imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule],
   controllers: [SsoController],
-  providers: [SsoPassport, OidcProviders, SamlProviders, SsoMethods, SsoUsers],
+  providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers],
 })
 export class SsoModule implements OnModuleInit {
   constructor(
     settings: SettingsService,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly loginProviders: LoginProviders,
+    private readonly logoutRedirects: LogoutRedirects,
+    private readonly singleLogout: SingleLogout,
     private readonly identities: UserIdentities,
     private readonly methods: SsoMethods,
     private readonly users: SsoUsers,
@@ -45,6 +54,9 @@ export class SsoModule implements OnModuleInit {
   onModuleInit(): void {
     this.loginProviders.register(() => this.methods.loginButtons());
     this.loginProviders.registerErrors(SSO_FAILURE_MESSAGES);
+    this.loginProviders.registerErrors(SSO_LOGOUT_MESSAGES);
+    // Single logout (SPEC §17): the logout route passes a session an identity provider made on to it.
+    this.logoutRedirects.register((ended, trace) => this.singleLogout.afterLocalLogout(ended, trace));
     this.identities.register((userIds) => this.users.identitiesOf(userIds));
   }
 }

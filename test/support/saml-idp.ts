@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createSign, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { deflateRawSync } from 'node:zlib';
 import * as samlify from 'samlify';
 import type { Browser } from './sso-browser';
 import { KeyAndCert, selfSignedCertificate } from './x509';
@@ -11,7 +12,33 @@ import { KeyAndCert, selfSignedCertificate } from './x509';
 samlify.setSchemaValidator({ validate: async () => 'skipped' });
 
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
+export const RSA_SHA1 = 'http://www.w3.org/2000/09/xmldsig#rsa-sha1';
+const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
+const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const { SamlLib } = samlify;
+
+/** Changes to a logout message this IdP sends (a LogoutRequest, or its LogoutResponse to ours), each breaking one check. */
+export interface LogoutTamper {
+  /** false: no signature at all (Redirect: no Signature parameter; POST: no ds:Signature). */
+  sign?: boolean;
+  signingKey?: KeyAndCert;
+  /** Redirect binding only: the signature algorithm URI (signed with its hash). */
+  sigAlg?: string;
+  issuer?: string;
+  /** null leaves the attribute out. */
+  destination?: string | null;
+  issueInstant?: Date;
+  id?: string;
+  inResponseTo?: string;
+  status?: string;
+  /** POST only: text replaced in the XML after it was signed. */
+  afterSigning?: [string, string];
+  doctype?: boolean;
+}
+
+/** A logout message as the browser carries it: a URL (HTTP-Redirect) or a form to POST (HTTP-POST). */
+export type LogoutMessage = { binding: 'redirect'; url: string; id: string } | { binding: 'post'; url: string; form: Record<string, string>; id: string };
 
 export interface SamlUser {
   nameId: string;
@@ -60,6 +87,14 @@ export class SamlIdp {
   readonly keys = selfSignedCertificate('test-idp');
   /** Requests the IdP received for `/xxe` (an XXE payload must never make the SP fetch it). */
   xxeFetches = 0;
+  /** The SessionIndex of every Response this IdP issued, with its NameID (its sessions). */
+  readonly issued: { nameId: string; sessionIndex: string }[] = [];
+  /** The LogoutRequests the service sent to `sloUrl` (samlify verified their signature when the SP signs). */
+  readonly logoutRequests: { id: string; nameID: string; sessionIndex?: string; relayState: string }[] = [];
+  /** The LogoutResponses the service answered this IdP's LogoutRequests with (signature verified by samlify). */
+  readonly logoutResponses: { inResponseTo?: string; status?: string; relayState: string }[] = [];
+  /** How the IdP's next LogoutResponse (to the service's LogoutRequest) is broken, if at all. */
+  logoutResponseTamper?: LogoutTamper;
   private idp!: ReturnType<typeof samlify.IdentityProvider>;
   private sp?: ReturnType<typeof samlify.ServiceProvider>;
   private readonly pending = new Map<string, { requestId: string; relayState: string; acs: string }>();
@@ -86,7 +121,14 @@ export class SamlIdp {
       signingCert: idp.keys.certPem,
       privateKey: idp.keys.privateKeyPem,
       wantAuthnRequestsSigned: opts.wantAuthnRequestsSigned ?? false,
+      // A service that signs its AuthnRequests signs its logout messages too: samlify then verifies them.
+      wantLogoutRequestSigned: opts.wantAuthnRequestsSigned ?? false,
+      wantLogoutResponseSigned: opts.wantAuthnRequestsSigned ?? false,
       singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: idp.ssoUrl }],
+      singleLogoutService: [
+        { Binding: samlify.Constants.namespace.binding.redirect, Location: idp.sloUrl },
+        { Binding: samlify.Constants.namespace.binding.post, Location: idp.sloUrl },
+      ],
       nameIDFormat: ['urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified'],
     });
     return idp;
@@ -94,6 +136,16 @@ export class SamlIdp {
 
   get ssoUrl(): string {
     return `${this.base}/sso`;
+  }
+
+  /** The IdP's single logout service (the `slo_url` the service is configured with). */
+  get sloUrl(): string {
+    return `${this.base}/slo`;
+  }
+
+  /** The SessionIndex of the last Response issued. */
+  get lastSessionIndex(): string {
+    return this.issued[this.issued.length - 1].sessionIndex;
   }
 
   /** Trusts the service provider described by the service's own `/sso/metadata/saml/`. */
@@ -124,7 +176,98 @@ export class SamlIdp {
       res.end(`<form method="post" action="/login"><input type="hidden" name="ticket" value="${ticket}"><input name="username"><button>Sign in</button></form>`);
       return;
     }
+    if (url.pathname === '/slo' && req.method === 'GET') return this.handleLogout(req, res, url);
     res.writeHead(404).end();
+  }
+
+  /**
+   * The service's LogoutRequest (SP-initiated logout): parsed and its signature verified by samlify, recorded,
+   * and answered with a signed LogoutResponse by redirect to the service. Or the service's LogoutResponse to
+   * one of this IdP's LogoutRequests: verified and recorded.
+   */
+  private async handleLogout(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    if (!this.sp) throw new Error('no SP metadata');
+    const raw = (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1);
+    const octetString = raw.split('&').filter((part) => !part.startsWith('Signature=')).join('&');
+    const query = Object.fromEntries(url.searchParams);
+    const relayState = url.searchParams.get('RelayState') ?? '';
+    if (url.searchParams.has('SAMLResponse')) {
+      const parsed = await this.idp.parseLogoutResponse(this.sp, 'redirect', { query, octetString });
+      const extract = parsed.extract as { response?: { inResponseTo?: string } };
+      const status = /StatusCode[^>]*Value="([^"]+)"/.exec(parsed.samlContent)?.[1];
+      this.logoutResponses.push({ inResponseTo: extract.response?.inResponseTo, status, relayState });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('logged out at the IdP');
+      return;
+    }
+    const parsed = await this.idp.parseLogoutRequest(this.sp, 'redirect', { query, octetString });
+    const extract = parsed.extract as { request: { id: string }; nameID: string; sessionIndex?: string };
+    this.logoutRequests.push({ id: extract.request.id, nameID: extract.nameID, sessionIndex: extract.sessionIndex || undefined, relayState });
+    const tamper = this.logoutResponseTamper ?? {};
+    this.logoutResponseTamper = undefined;
+    const answer = this.logoutMessage('LogoutResponse', 'redirect', this.spSloUrl(), { inResponseTo: extract.request.id, ...tamper }, relayState);
+    res.writeHead(302, { location: answer.url }).end();
+  }
+
+  private spSloUrl(binding: 'redirect' | 'post' = 'redirect'): string {
+    const service = this.sp!.entityMeta.getSingleLogoutService(binding);
+    if (typeof service !== 'string') throw new Error(`the SP metadata lists no single logout service for ${binding}`);
+    return service;
+  }
+
+  /**
+   * An IdP-initiated LogoutRequest for `nameId` (and `sessionIndex` when given) to the service's single logout
+   * service, as the browser carries it on `binding`, signed unless tampered with.
+   */
+  logoutRequest(nameId: string, opts: { sessionIndex?: string; binding?: 'redirect' | 'post'; relayState?: string; tamper?: LogoutTamper } = {}): LogoutMessage {
+    const binding = opts.binding ?? 'redirect';
+    const body = `<saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified">${escapeXml(nameId)}</saml:NameID>` +
+      (opts.sessionIndex ? `<samlp:SessionIndex>${escapeXml(opts.sessionIndex)}</samlp:SessionIndex>` : '');
+    return this.logoutMessage('LogoutRequest', binding, this.spSloUrl(binding), opts.tamper ?? {}, opts.relayState ?? '', body);
+  }
+
+  /** This IdP's LogoutResponse to the service's LogoutRequest `inResponseTo`, on `binding` (the IdP's own answer goes by redirect). */
+  logoutResponse(inResponseTo: string, opts: { binding?: 'redirect' | 'post'; relayState?: string; tamper?: LogoutTamper } = {}): LogoutMessage {
+    const binding = opts.binding ?? 'redirect';
+    return this.logoutMessage('LogoutResponse', binding, this.spSloUrl(binding), { inResponseTo, ...opts.tamper }, opts.relayState ?? '');
+  }
+
+  /** A LogoutRequest or LogoutResponse from this IdP, encoded and signed for its binding. */
+  private logoutMessage(kind: 'LogoutRequest' | 'LogoutResponse', binding: 'redirect' | 'post', target: string, tamper: LogoutTamper, relayState: string, body = ''): LogoutMessage {
+    const id = tamper.id ?? `_${randomBytes(16).toString('hex')}`;
+    const destination = tamper.destination === undefined ? target : tamper.destination;
+    const attrs = [
+      `xmlns:samlp="${PROTOCOL}"`, `xmlns:saml="${ASSERTION}"`, `ID="${escapeXml(id)}"`, 'Version="2.0"',
+      `IssueInstant="${(tamper.issueInstant ?? new Date()).toISOString()}"`,
+      destination === null ? '' : `Destination="${escapeXml(destination)}"`,
+      tamper.inResponseTo ? `InResponseTo="${escapeXml(tamper.inResponseTo)}"` : '',
+    ].filter(Boolean).join(' ');
+    const status = kind === 'LogoutResponse' ? `<samlp:Status><samlp:StatusCode Value="${escapeXml(tamper.status ?? SUCCESS)}"/></samlp:Status>` : '';
+    let xml = `<samlp:${kind} ${attrs}><saml:Issuer>${escapeXml(tamper.issuer ?? this.entityId)}</saml:Issuer>${body}${status}</samlp:${kind}>`;
+    const keys = tamper.signingKey ?? this.keys;
+    const param = kind === 'LogoutRequest' ? 'SAMLRequest' : 'SAMLResponse';
+    if (binding === 'post') {
+      if (tamper.sign !== false) {
+        xml = SamlLib.constructSAMLSignature({
+          privateKey: keys.privateKeyPem, signingCert: keys.certBody, signatureAlgorithm: RSA_SHA256, isBase64Output: false, rawSamlMessage: xml, isMessageSigned: true,
+          signatureConfig: { prefix: 'ds', location: { reference: `/*[local-name(.)='${kind}']/*[local-name(.)='Issuer']`, action: 'after' } },
+        });
+      }
+      if (tamper.afterSigning) xml = xml.replace(tamper.afterSigning[0], tamper.afterSigning[1]);
+      if (tamper.doctype) xml = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY xxe SYSTEM "${this.base}/xxe">]>${xml}`;
+      const form: Record<string, string> = { [param]: Buffer.from(xml).toString('base64') };
+      if (relayState) form.RelayState = relayState;
+      return { binding, url: target, form, id };
+    }
+    // SAML Bindings 3.4.4.1: the signature covers "SAMLRequest=…&RelayState=…&SigAlg=…", URL-encoded as sent.
+    const sigAlg = tamper.sigAlg ?? RSA_SHA256;
+    let query = `${param}=${encodeURIComponent(deflateRawSync(Buffer.from(xml)).toString('base64'))}`;
+    if (relayState) query += `&RelayState=${encodeURIComponent(relayState)}`;
+    if (tamper.sign !== false) {
+      query += `&SigAlg=${encodeURIComponent(sigAlg)}`;
+      const signature = createSign(sigAlg === RSA_SHA1 ? 'RSA-SHA1' : 'RSA-SHA256').update(query).sign(keys.privateKeyPem).toString('base64');
+      query += `&Signature=${encodeURIComponent(signature)}`;
+    }
+    return { binding, url: `${target}${target.includes('?') ? '&' : '?'}${query}`, id };
   }
 
   /** The AuthnRequest id behind the login form at `pageHtml`'s ticket. */
@@ -158,6 +301,8 @@ export class SamlIdp {
     const now = new Date();
     const later = tamper.notOnOrAfter ?? new Date(now.getTime() + 5 * 60 * 1000);
     const assertionId = tamper.assertionId ?? `_${randomBytes(16).toString('hex')}`;
+    const sessionIndex = `_s${randomBytes(8).toString('hex')}`;
+    this.issued.push({ nameId: user.nameId, sessionIndex });
     const attributes = Object.entries(user.attributes)
       .map(([name, value]) => {
         const values = (Array.isArray(value) ? value : [value])
@@ -185,7 +330,7 @@ export class SamlIdp {
       AttributeStatement: '@@AttributeStatement@@',
     })
       // replaceTagsByValue escapes its values; these two are XML fragments.
-      .replace('@@AuthnStatement@@', `<saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="_s${randomBytes(8).toString('hex')}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`)
+      .replace('@@AuthnStatement@@', `<saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="${sessionIndex}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`)
       .replace('@@AttributeStatement@@', attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '');
     if (tamper.subjectInResponseTo !== undefined) {
       xml = xml.replace(/(<saml:SubjectConfirmationData\b[^>]*?)\s+InResponseTo="[^"]*"/, (_, head: string) =>

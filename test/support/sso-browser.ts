@@ -1,5 +1,10 @@
 import request from 'supertest';
-import type { TestApp } from './test-app';
+
+/** The service a browser talks to: where it really listens, and the PUBLIC_URL its links name (a TestApp, or a spawned node). */
+export interface ServiceAddress {
+  url: string;
+  config: { publicUrl: string };
+}
 
 /**
  * A browser for single sign-on flows: one cookie jar across the service and the identity provider
@@ -9,7 +14,7 @@ import type { TestApp } from './test-app';
 export class Browser {
   readonly agent = request.agent('');
 
-  constructor(private readonly t: TestApp) {}
+  constructor(private readonly t: ServiceAddress) {}
 
   url(location: string): string {
     const publicUrl = this.t.config.publicUrl;
@@ -26,10 +31,10 @@ export class Browser {
     return this.agent.post(this.url(location)).redirects(0).set(headers).type('form').send(form);
   }
 
-  /** A cookie this browser holds for 127.0.0.1. */
+  /** A cookie this browser holds for 127.0.0.1 (HttpOnly ones included: the test reads what the browser would send). */
   cookie(name: string, path = '/'): string | undefined {
     const jar = (this.agent as unknown as { jar: { getCookie(name: string, access: unknown): { value: string } | undefined } }).jar;
     const { CookieAccessInfo } = require('cookiejar') as { CookieAccessInfo: new (...a: unknown[]) => unknown };
-    return jar.getCookie(name, new CookieAccessInfo('127.0.0.1', path, false, true))?.value;
+    return jar.getCookie(name, new CookieAccessInfo('127.0.0.1', path, false, false))?.value;
   }
 }

@@ -1,5 +1,5 @@
 import { CacheProvider, SamlConfig, ValidateInResponseTo } from '@node-saml/node-saml';
-import type { SamlIdpConfig } from './sso-settings';
+import type { SamlIdpConfig } from '../sso-settings';
 
 /** Tolerated clock difference with an IdP for NotBefore/NotOnOrAfter (node-saml's default is none). */
 export const SAML_CLOCK_SKEW_MS = 60 * 1000;
@@ -10,6 +10,8 @@ export const NAMEID_UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:uns
 export interface ServiceProvider {
   entityId: string;
   acsUrl: string;
+  /** Our single logout service (SPEC §17), for both bindings. */
+  sloUrl: string;
   publicCert: string;
   privateKey: string;
 }
@@ -46,4 +48,14 @@ export function samlOptions(idp: SamlIdpConfig, sp: ServiceProvider, cacheProvid
     digestAlgorithm: 'sha256',
     ...(sp.privateKey ? { privateKey: sp.privateKey, publicCert: sp.publicCert } : {}),
   };
+}
+
+/**
+ * node-saml options for the logout exchanges with one IdP (SPEC §17): the login's, with the IdP's
+ * `slo_url` as the destination of our LogoutRequests and LogoutResponses, and InResponseTo checked when
+ * present instead of always: an IdP's own LogoutRequest answers nothing of ours, and the answer to our
+ * LogoutRequest is matched against the request id kept with its RelayState (SingleLogout).
+ */
+export function samlLogoutOptions(idp: SamlIdpConfig, sp: ServiceProvider, cacheProvider: CacheProvider): SamlConfig {
+  return { ...samlOptions(idp, sp, cacheProvider), validateInResponseTo: ValidateInResponseTo.ifPresent, logoutUrl: idp.slo_url || idp.url };
 }

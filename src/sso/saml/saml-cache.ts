@@ -1,5 +1,5 @@
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
-import type { PendingStateService } from '../pending-state/pending-state.service';
+import type { PendingStateService } from '../../pending-state/pending-state.service';
 
 /** node-saml's request-id cache (InResponseTo) on the shared database, one namespace per IdP. */
 export class SamlRequestCache implements CacheProvider {

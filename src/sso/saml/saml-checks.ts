@@ -1,14 +1,14 @@
 import type { Profile } from '@node-saml/node-saml';
-import { parseXml2JsFromString } from '@node-saml/node-saml/lib/xml';
-import { ExternalIdentity, stringClaim } from './external-identity';
+import { ExternalIdentity, stringClaim } from '../external-identity';
+import { SsoFailure } from '../sso-failure';
+import type { SamlIdpConfig, SamlUserFlags } from '../sso-settings';
 import { SAML_CLOCK_SKEW_MS } from './saml-config';
-import { SsoFailure } from './sso-failure';
-import type { SamlIdpConfig, SamlUserFlags } from './sso-settings';
+import { readSamlMessage } from './saml-xml';
 
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
-/** xml2js shape produced by node-saml's parser (explicitCharkey, prefixes stripped). */
+/** The assertion as node-saml's profile gives it (`getAssertion()`: xml2js, explicitCharkey, prefixes stripped). */
 type Node = { _?: string; $?: Record<string, string> } & { [child: string]: Node[] | string | Record<string, string> | undefined };
 
 function children(node: Node | undefined, name: string): Node[] {
@@ -31,11 +31,6 @@ function time(value: string | undefined, what: string): number | undefined {
   return ms;
 }
 
-/** A SAML document must not carry a DTD: refused before any parser sees it (XXE, entity expansion). */
-export function refuseDoctype(xml: string): void {
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SsoFailure('invalid_response', 'document type declaration');
-}
-
 export interface AssertionContext {
   idp: SamlIdpConfig;
   acsUrl: string;
@@ -54,7 +49,7 @@ export interface CheckedAssertion {
  * the injectable clock: Issuer, bearer SubjectConfirmation with our ACS as Recipient, the Response's
  * Destination, Issuer and Status, NotBefore/NotOnOrAfter.
  */
-export async function checkAssertion(profile: Profile, ctx: AssertionContext): Promise<CheckedAssertion> {
+export function checkAssertion(profile: Profile, ctx: AssertionContext): CheckedAssertion {
   const assertion = (profile.getAssertion?.() as { Assertion?: Node } | undefined)?.Assertion;
   if (!assertion) throw new SsoFailure('invalid_response', 'no verified assertion');
   const now = ctx.now.getTime();
@@ -63,16 +58,13 @@ export async function checkAssertion(profile: Profile, ctx: AssertionContext): P
 
   if (text(children(assertion, 'Issuer')[0]) !== ctx.idp.entity_id) throw new SsoFailure('invalid_response', 'assertion Issuer is not the IdP');
 
-  const response = ((await parseXml2JsFromString(profile.getSamlResponseXml?.() ?? '')) as { Response?: Node }).Response;
-  if (!response) throw new SsoFailure('invalid_response', 'not a Response');
-  const destination = attr(response, 'Destination');
-  if (destination !== undefined && destination !== ctx.acsUrl) throw new SsoFailure('invalid_response', 'Destination is not our ACS');
-  const responseIssuer = children(response, 'Issuer')[0];
-  if (responseIssuer && text(responseIssuer) !== ctx.idp.entity_id) throw new SsoFailure('invalid_response', 'Response Issuer is not the IdP');
-  const inResponseTo = attr(response, 'InResponseTo');
+  const response = readSamlMessage(profile.getSamlResponseXml?.() ?? '');
+  if (response.kind !== 'Response') throw new SsoFailure('invalid_response', 'not a Response');
+  if (response.destination !== undefined && response.destination !== ctx.acsUrl) throw new SsoFailure('invalid_response', 'Destination is not our ACS');
+  if (response.issuer !== undefined && response.issuer !== ctx.idp.entity_id) throw new SsoFailure('invalid_response', 'Response Issuer is not the IdP');
+  const inResponseTo = response.inResponseTo;
   // node-saml reads the Status only when the Response carries no assertion.
-  const status = attr(children(children(response, 'Status')[0], 'StatusCode')[0], 'Value');
-  if (status !== SUCCESS) throw new SsoFailure('invalid_response', `status ${status ?? 'missing'}`);
+  if (response.status !== SUCCESS) throw new SsoFailure('invalid_response', `status ${response.status ?? 'missing'}`);
 
   let usableUntil = 0;
   const confirmed = children(children(assertion, 'Subject')[0], 'SubjectConfirmation').some((confirmation) => {
