@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, newContext, screenshot, waitForText } from './support/browser';
+import { launchChromium, routedContext, screenshot, waitForText } from './support/browser';
 import { CLIENT_ID, CLIENT_SECRET, OidcIdp } from './support/oidc-idp';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -36,17 +36,8 @@ describe('single logout in Chromium (SPEC §17)', () => {
 
   /** A browser in which PUBLIC_URL (http://127.0.0.1) reaches the test app's real port, and nothing leaves the machine. */
   async function open(): Promise<BrowserContext> {
-    const context = await newContext(browser);
+    const context = await routedContext(browser, t);
     contexts.push(context);
-    const publicOrigin = new URL(t.config.publicUrl).origin;
-    await context.route(
-      (url) => url.origin === publicOrigin,
-      (route) => {
-        const url = new URL(route.request().url());
-        return route.fulfill({ status: 302, headers: { location: `${t.url}${url.pathname}${url.search}` } });
-      },
-    );
-    await context.route((url) => url.hostname !== '127.0.0.1', (route) => route.abort());
     return context;
   }
 

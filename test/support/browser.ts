@@ -39,6 +39,24 @@ export async function newContext(browser: Browser, opts: { userAgent?: string; c
   return context;
 }
 
+/**
+ * A context in which the service's PUBLIC_URL (http://127.0.0.1, what it puts in the URLs it hands out and gives
+ * identity providers as its callbacks) reaches the test app's real port, and nothing leaves the machine.
+ */
+export async function routedContext(browser: Browser, app: { url: string; config: { publicUrl: string } }): Promise<BrowserContext> {
+  const context = await newContext(browser);
+  const publicOrigin = new URL(app.config.publicUrl).origin;
+  await context.route(
+    (url) => url.origin === publicOrigin,
+    (route) => {
+      const url = new URL(route.request().url());
+      return route.fulfill({ status: 302, headers: { location: `${app.url}${url.pathname}${url.search}` } });
+    },
+  );
+  await context.route((url) => url.hostname !== '127.0.0.1', (route) => route.abort());
+  return context;
+}
+
 /** Logs in through the form as a person would: labelled fields, then the "Log in" button. */
 export async function logInWithForm(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/api/login/`);
