@@ -19,6 +19,8 @@ export interface SeedCounts {
   applicationId?: number;
   /** Login-throttle counters of other pairs, half of them from a window long past. */
   loginFailures?: number;
+  /** Pending login state (SSO transactions, second steps), from many addresses, half of it expired. */
+  pendingStates?: number;
 }
 
 /**
@@ -71,6 +73,11 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
       `${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 600_000))}'`)}, NULL, ${minus(mysql, `'${text(now)}'`, n)} ${from}`,
     );
   }
+  await insertSequence(db, mysql, counts.pendingStates ?? 0, (n, from) =>
+    `INSERT INTO pending_state (state_key, provider, data, created, expires, client_ip) ` +
+    `SELECT ${mysql ? `CONCAT('seeded:', ${n})` : `'seeded:' || ${n}`}, 'mfa', NULL, ${ago(60_000)}, ` +
+    `${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 300_000))}'`)}, ${mysql ? `CONCAT('10.8.', MOD(${n}, 5000))` : `'10.8.' || (${n} % 5000)`} ${from}`,
+  );
   await insertSequence(db, mysql, counts.loginFailures ?? 0, (n, from) =>
     `INSERT INTO login_failure (username, client_ip, failures, pending, window_start) ` +
     `SELECT 'seeded', ${mysql ? `CONCAT('10.9.', ${n})` : `'10.9.' || ${n}`}, 1, 0, ${halfPast(n, ago(2 * day), `'${text(now)}'`)} ${from}`,

@@ -6,6 +6,7 @@ import { CLEANUP_BATCH } from '../src/users/revocation-jobs';
 import { limitedStatement, PlannedStatement } from '../src/database/batch-statements';
 import { SessionsRepository } from '../src/sessions/sessions.repository';
 import { DeviceCodesRepository } from '../src/tokens/device-codes.repository';
+import { PendingStateRepository } from '../src/pending-state/pending-state.repository';
 import { TokensRepository } from '../src/tokens/tokens.repository';
 import { UsersRepository } from '../src/users/users.repository';
 import { planProblems } from './support/statement-plans';
@@ -18,7 +19,7 @@ import { TEST_DB } from './support/test-db';
  * statements are the repositories' own (each lists what it runs periodically), so a new one is
  * checked as soon as it is listed. Two statements written wrong prove that the check sees it.
  */
-const TABLES = ['user_session', 'oauth2_access_token', 'oauth2_refresh_token', 'oauth2_authorization_code', 'oauth2_device_code', 'login_failure', 'oauth2_token_family'];
+const TABLES = ['user_session', 'oauth2_access_token', 'oauth2_refresh_token', 'oauth2_authorization_code', 'oauth2_device_code', 'login_failure', 'oauth2_token_family', 'pending_state'];
 
 describe(`periodic statements are planned by an index at 100,000 rows (issue 29) [${TEST_DB}]`, () => {
   let t: TestApp;
@@ -38,7 +39,7 @@ describe(`periodic statements are planned by an index at 100,000 rows (issue 29)
     const [{ id: applicationId }] = (await ds.query("SELECT id FROM oauth2_application WHERE client_id = 'plans-client'")) as { id: number }[];
     await seedRows(ds, TEST_DB === 'mysql', userId, {
       liveSessions: 60_000, expiredSessions: 30_000, endedSessions: 10_000, tokens: 100_000,
-      applicationId: Number(applicationId), refreshTokens: 100_000, codes: 100_000, deviceCodes: 100_000, loginFailures: 100_000,
+      applicationId: Number(applicationId), refreshTokens: 100_000, codes: 100_000, deviceCodes: 100_000, loginFailures: 100_000, pendingStates: 100_000,
     }, now);
     if (TEST_DB === 'mysql') await ds.query(`ANALYZE TABLE ${TABLES.join(', ')}`);
     else await ds.query('ANALYZE');
@@ -52,12 +53,13 @@ describe(`periodic statements are planned by an index at 100,000 rows (issue 29)
       ...t.app.get(TokensRepository).periodicStatements(sample),
       ...t.app.get(UsersRepository).periodicStatements(sample),
       ...t.app.get(DeviceCodesRepository).periodicStatements(sample),
+      ...t.app.get(PendingStateRepository).periodicStatements(sample),
     ];
   }
 
-  it('lists the periodic statements of sessions, tokens, device codes and the login throttle', () => {
+  it('lists the periodic statements of sessions, tokens, device codes, the login throttle and the pending state', () => {
     const names = statements().map((s) => s.name);
-    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i, /device-code sweep/]) {
+    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i, /device-code sweep/, /pending-state sweep/, /pending state: live entries/]) {
       assert.ok(names.some((n) => expected.test(n)), `no statement named like ${expected}: ${names.join(', ')}`);
     }
   });

@@ -8,11 +8,12 @@ export type Dialect = 'mysql' | 'sqlite';
  * there as a walk of the whole primary key with a dependent subquery per row (two seconds a batch at
  * 700,000 rows). SQLite is built without `UPDATE … LIMIT`, and takes a LIMIT in an `IN` subquery, which
  * it runs once on the index and then reads by rowid. Parameters keep their order in both forms.
- * Set-based clean-up is a loop of these, never one statement per row.
+ * Set-based clean-up is a loop of these, never one statement per row. `key` is the table's row key for
+ * SQLite's form (`id`, or `rowid` for a table keyed otherwise).
  */
-export function limitedStatement(dialect: Dialect, head: string, table: string, where: string, limit: number, index?: string): string {
+export function limitedStatement(dialect: Dialect, head: string, table: string, where: string, limit: number, index?: string, key = 'id'): string {
   if (dialect === 'mysql') return `${index && head.startsWith('UPDATE') ? withIndex(head, table, index) : head} WHERE ${where} LIMIT ${limit}`;
-  return `${head} WHERE id IN (SELECT id FROM ${table}${index ? ` INDEXED BY ${index}` : ''} WHERE ${where} LIMIT ${limit})`;
+  return `${head} WHERE ${key} IN (SELECT ${key} FROM ${table}${index ? ` INDEXED BY ${index}` : ''} WHERE ${where} LIMIT ${limit})`;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, MoreThan, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/secret-box';
 import { isUniqueViolation } from '../database/errors';
 import { PendingState } from './pending-state.entity';
+import { PENDING_STATE_SWEEP_BATCH, PendingStateRepository } from './pending-state.repository';
+
+/** One sweep deletes at most this many batches (a flood of anonymous starts is cleared over a few sweeps). */
+const SWEEP_BATCHES = 20;
 
 /** Pending logins (single sign-on, second step) one client address may have at once (each lives 10 minutes at most). */
 export const PENDING_LOGINS_PER_ADDRESS = 30;
@@ -28,7 +30,7 @@ export class PendingStateService {
   private readonly box: SecretBox;
 
   constructor(
-    @InjectRepository(PendingState) private readonly states: Repository<PendingState>,
+    private readonly states: PendingStateRepository,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
   ) {
@@ -56,31 +58,28 @@ export class PendingStateService {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // An expired leftover of the same key (not yet swept) does not count.
-      const removed = await this.states.delete({ key, expires: LessThan(now) });
-      if (!removed.affected) return false;
+      if (!(await this.states.deleteIfExpired(key, now))) return false;
       return this.add(key, provider, data, ttlSeconds, clientIp);
     }
   }
 
   /** Reads a live entry without consuming it. */
   async peek<T>(key: string): Promise<StoredState<T> | null> {
-    const row = await this.states.findOneBy({ key });
+    const row = await this.states.find(key);
     if (!row || row.expires <= this.clock.now()) return null;
     return { provider: row.provider, data: this.open<T>(row) };
   }
 
   /** Consumes a live entry: at most one caller, on any node, ever gets it. */
   async take<T>(key: string): Promise<StoredState<T> | null> {
-    const row = await this.states.findOneBy({ key });
+    const row = await this.states.find(key);
     if (!row) return null;
-    const removed = await this.states.delete({ key });
-    if (!removed.affected || row.expires <= this.clock.now()) return null;
+    if (!(await this.states.delete(key)) || row.expires <= this.clock.now()) return null;
     return { provider: row.provider, data: this.open<T>(row) };
   }
 
-  async remove(key: string): Promise<boolean> {
-    const removed = await this.states.delete({ key });
-    return !!removed.affected;
+  remove(key: string): Promise<boolean> {
+    return this.states.delete(key);
   }
 
   /**
@@ -88,13 +87,18 @@ export class PendingStateService {
    * requests cannot grow the table without bound (an index on (client_ip, expires) answers the count).
    */
   async hasRoomFor(clientIp: string): Promise<boolean> {
-    const pending = await this.states.count({ where: { clientIp, expires: MoreThan(this.clock.now()) } });
-    return pending < PENDING_LOGINS_PER_ADDRESS;
+    return (await this.states.countLive(clientIp, this.clock.now())) < PENDING_LOGINS_PER_ADDRESS;
   }
 
+  /** Deletes expired entries, a batch at a time, at most SWEEP_BATCHES batches; how many. */
   async sweep(): Promise<number> {
-    const removed = await this.states.delete({ expires: LessThan(this.clock.now()) });
-    return removed.affected ?? 0;
+    let deleted = 0;
+    for (let batch = 0; batch < SWEEP_BATCHES; batch++) {
+      const n = await this.states.deleteExpired(this.clock.now());
+      deleted += n;
+      if (n < PENDING_STATE_SWEEP_BATCH) break;
+    }
+    return deleted;
   }
 
   private open<T>(row: PendingState): T {
