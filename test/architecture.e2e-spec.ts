@@ -24,8 +24,15 @@ interface Violation {
 }
 
 function cruise(cwd: string): Violation[] {
-  const out = spawnSync('npx', ['--no-install', 'depcruise', 'src', '--config', CONFIG, '--output-type', 'json'], { cwd, encoding: 'utf8', timeout: 120000 });
+  // The JSON passed spawnSync's default 1 MiB buffer as the tree grew (a truncated answer, then a parse error).
+  const out = spawnSync('npx', ['--no-install', 'depcruise', 'src', '--config', CONFIG, '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 120000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   assert.ok(out.stdout, `depcruise printed nothing: ${out.stderr}`);
+  assert.equal(out.error, undefined, `depcruise did not finish: ${out.error?.message}`);
   return (JSON.parse(out.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
