@@ -7,7 +7,8 @@ import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app
 import { browserLogin, cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 import { certificateAuthority } from './support/x509';
-import { freePort, SlapdServer } from './support/slapd-server';
+import { freePort } from './support/free-port';
+import { SlapdServer } from './support/slapd-server';
 import { BASE, defaultDirectory, DN, GROUPS, PARTNERS, PASSWORDS, PEOPLE, READER_PASSWORD, startDirectory } from './support/ldap-directory';
 import { runManage } from './support/service-process';
 import { TEST_DB } from './support/test-db';

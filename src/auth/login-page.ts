@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { escapeHtml, htmlPage } from '../common/html';
 import type { LoginProvider } from '../common/login-providers';
 
@@ -34,4 +35,9 @@ export function renderLoginPage(model: LoginPageModel): string {
     sso +
     '</main>';
   return htmlPage('Log in · Automation Service', body);
+}
+
+/** The login page again, with `status` (a refusal, the throttle, a directory out of reach, an expired second step). */
+export function sendLoginPage(res: FastifyReply, status: number, model: LoginPageModel): void {
+  res.code(status).type('text/html; charset=utf-8').send(renderLoginPage(model));
 }

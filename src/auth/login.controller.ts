@@ -13,14 +13,13 @@ import { LocalCredentialsService } from '../users/local-credentials.service';
 import { User } from '../users/user.entity';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
-import { renderLoginPage } from './login-page';
+import { sendLoginPage } from './login-page';
 import { safeNext } from '../common/safe-redirect';
 import { MfaService } from '../mfa/mfa.service';
 import { LOGIN_FAILED, loginTarget } from './login-outcome';
 import { SecondStep } from './second-step.service';
 import { traceOf } from '../common/request-context';
 
-export { LOGIN_FAILED };
 
 /** `/api/login/` and `/api/logout/` (seed §5.1, SPEC §2): plain HTML and redirects, not JSON. */
 @Controller('api')
@@ -49,7 +48,7 @@ export class LoginController {
     const message =
       (await this.endedSessionMessage(req)) ?? reasonFromQuery(query.reason) ?? this.providers.errorMessage(query.sso_error);
     const next = typeof query.next === 'string' ? query.next : '';
-    res.code(200).type('text/html; charset=utf-8').send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+    sendLoginPage(res, 200, { csrfToken: token, next, message, providers: this.providers.list() });
   }
 
   @Public()
@@ -66,21 +65,15 @@ export class LoginController {
       user = await this.credentials.check({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req) });
     } catch (err) {
       if (!(err instanceof AuthError) && !(err instanceof Throttled) && !(err instanceof ServiceUnavailable)) throw err;
-      const token = this.csrf.ensureCookie(req, res);
+      const again = (status: number, message: string) =>
+        sendLoginPage(res, status, { csrfToken: this.csrf.ensureCookie(req, res), next, message, providers: this.providers.list() });
       // A directory that cannot be reached (SPEC §14): the page again, its detail in the alert, 503.
-      if (err instanceof ServiceUnavailable) {
-        return res.code(503).type('text/html; charset=utf-8')
-          .send(renderLoginPage({ csrfToken: token, next, message: err.detail, providers: this.providers.list() }));
-      }
+      if (err instanceof ServiceUnavailable) return again(503, err.detail);
       if (err instanceof Throttled) {
         res.header('Retry-After', String(err.retryAfter));
-        const message = err.detail;
-        return res.code(429).type('text/html; charset=utf-8')
-          .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+        return again(429, err.detail);
       }
-      const message = err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED;
-      return res.code(401).type('text/html; charset=utf-8')
-        .send(renderLoginPage({ csrfToken: token, next, message, providers: this.providers.list() }));
+      return again(401, err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED);
     }
     // A user with a second factor, or one MFA_REQUIRED_FOR names, gets no session yet (SPEC §16).
     const demand = this.mfa.demandOf(user);

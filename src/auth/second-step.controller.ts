@@ -14,7 +14,7 @@ import { AccountPolicy } from '../users/account-policy';
 import { LoginThrottle } from '../users/login-throttle.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { renderLoginPage } from './login-page';
+import { sendLoginPage } from './login-page';
 import { loginTarget } from './login-outcome';
 import { renderRecoveryCodesPage } from './second-step-pages';
 import { PENDING_COOKIE, SecondStep, send } from './second-step.service';
@@ -100,7 +100,7 @@ export class SecondStepController {
       if (!(err instanceof Throttled)) throw err;
       this.logger.warn({ event: 'login_throttled', method: 'second_step', username: user.username, client_ip: clientIp(req), retry_after: err.retryAfter, ...traceOf(req) });
       res.header('Retry-After', String(err.retryAfter));
-      send(res, 429, renderLoginPage({ csrfToken: this.csrf.ensureCookie(req, res), next: '', message: err.detail, providers: this.providers.list() }));
+      sendLoginPage(res, 429, { csrfToken: this.csrf.ensureCookie(req, res), next: '', message: err.detail, providers: this.providers.list() });
       return undefined;
     }
     let result: T | undefined;
@@ -113,7 +113,7 @@ export class SecondStepController {
   }
 
   private expired(req: Request, res: Response, next: string): void {
-    send(res, 401, renderLoginPage({ csrfToken: this.csrf.ensureCookie(req, res), next, message: EXPIRED, providers: this.providers.list() }));
+    sendLoginPage(res, 401, { csrfToken: this.csrf.ensureCookie(req, res), next, message: EXPIRED, providers: this.providers.list() });
   }
 }
 

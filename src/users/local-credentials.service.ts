@@ -80,11 +80,10 @@ export class LocalCredentialsService {
    */
   check(attempt: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
     const { username, password, clientIp } = attempt;
-    const backends = this.backends.configured();
     // With no other backend, nothing but a local password could prove anyone: refused before any lookup.
     // A configured directory keeps its users logging in while local authentication is off (SPEC §14).
     const refused = passwordRefusal(this.policy);
-    if (refused && !backends.length) {
+    if (refused && !this.backends.configured().length) {
       this.fail(attempt, refused);
       throw new AuthError(refused);
     }
@@ -100,10 +99,11 @@ export class LocalCredentialsService {
         );
       }
       // A local (or SSO, or service) account is proven by its hash alone, never by a directory (no takeover).
-      if ((candidate && !owner) || (!candidate && !backends.length)) {
-        return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
-      }
-      return this.counted(attempt, () => this.verifyExternal(attempt, candidate, owner ? [owner] : backends, cache, key));
+      // The backends' settings are read only for a name no local account holds: not on basic's repeat path.
+      if (candidate && !owner) return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
+      const backends = owner ? [owner] : this.backends.configured();
+      if (!backends.length) return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
+      return this.counted(attempt, () => this.verifyExternal(attempt, candidate, backends, cache, key));
     });
   }
 

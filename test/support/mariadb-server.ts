@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './free-port';
+import { stopChild } from './stop-child';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -46,13 +47,8 @@ export class MariaDbServer {
     }
   }
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+  stop(): Promise<void> {
+    return stopChild(this.child);
   }
 
   async destroy(): Promise<void> {

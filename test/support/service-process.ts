@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { memberUrl } from './test-db';
+import { stopChild } from './stop-child';
 
 const ROOT = join(__dirname, '..', '..', '..');
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -33,12 +34,7 @@ export function spawnService(env: Record<string, string>, opts: { mergeOutput?: 
           url: match[1],
           output,
           child,
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null) return done();
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
+          stop: () => stopChild(child),
         });
       }
     };

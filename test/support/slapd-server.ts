@@ -5,9 +5,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
+import { stopChild } from './stop-child';
 import { certificateAuthority, issuedCertificate, KeyAndCert } from './x509';
 
-export { freePort };
 
 export const SLAPD = process.env.SLAPD_PATH ?? '/usr/sbin/slapd';
 const SCHEMAS = ['core', 'cosine', 'inetorgperson', 'nis'];
@@ -108,13 +108,8 @@ export class SlapdServer {
     }
   }
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+  stop(): Promise<void> {
+    return stopChild(this.child);
   }
 
   /** Applies LDIF changes as the root DN with ldap-utils' ldapmodify. */
