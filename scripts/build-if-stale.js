@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Builds dist/ (tsc -p tsconfig.build.json) only when a source is newer than the last build (issue 34):
+ * Builds dist/ (`nest build`: the Nest CLI with nest-cli.json, which compiles tsconfig.build.json) only when a source is newer than the last build (issue 34):
  * `npm start` and `npm run manage` used to compile for 30 s before every run. The last build is
  * dist/.build-stamp; `--mark` only writes it (after a build made some other way, e.g. npm test's).
  */
@@ -29,6 +29,6 @@ const built = existsSync(stamp) && existsSync(join(root, 'dist', 'src', 'main.js
 const changed = Math.max(...SOURCES.map((s) => newest(join(root, s))));
 if (built && changed <= built) process.exit(0);
 process.stderr.write(built ? 'sources changed since the last build: building…\n' : 'no build yet: building…\n');
-const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const tsc = spawnSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], { cwd: root, stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);

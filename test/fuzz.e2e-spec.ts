@@ -1,3 +1,4 @@
+import { unlimited } from '../src/sessions/session-limit.interceptor';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -197,7 +198,7 @@ describe(`fuzzing every route of the OpenAPI document (${TEST_DB}, ${RUNS} input
       if (name === 'fuzzer') fuzzerId = user.id;
     }
     const fuzzer = (await users.findById(fuzzerId))!;
-    const session = await t.app.get(SessionsService).create(fuzzer, '127.0.0.1', 'fuzz', NO_REQUEST);
+    const session = await t.app.get(SessionsService).create(fuzzer, unlimited('127.0.0.1'), 'fuzz', NO_REQUEST);
     credentials.session = { Cookie: `svc_session_id=${session.token}; csrftoken=${CSRF}`, 'X-CSRFToken': CSRF, Referer: 'http://127.0.0.1/' };
     const issued = await t.app.get(TokensService).issue({ user: fuzzer, application: null, scope: 'write', trace: NO_REQUEST });
     credentials.bearer = { Authorization: `Bearer ${issued.token}` };

@@ -1,3 +1,4 @@
+import { unlimited } from '../src/sessions/session-limit.interceptor';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
@@ -237,7 +238,7 @@ describe('two-step verification (SPEC §16)', () => {
 
   it('never asks SSO users, who cannot enrol here; refuses a bad security key registration with a 400', async () => {
     const sso = await t.app.get(UsersService).create({ username: 'sso-lee' }, NO_REQUEST, { externalAccount: 'social' });
-    const { token } = await t.app.get(SessionsService).create(sso, '127.0.0.1', 'test', NO_REQUEST);
+    const { token } = await t.app.get(SessionsService).create(sso, unlimited('127.0.0.1'), 'test', NO_REQUEST);
     const agent = t.agent();
     const cookie = `${t.config.sessionCookieName}=${token}`;
     await agent.get('/api/v2/me/mfa/').set('Cookie', cookie).expect(200);

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { Scheduler } from '../src/common/scheduler';
 import { NO_REQUEST } from '../src/common/request-context';
 import { SessionsService } from '../src/sessions/sessions.service';
+import { unlimited } from '../src/sessions/session-limit.interceptor';
 import { UsersService } from '../src/users/users.service';
 import { Agent, browserLogin } from './support/browser-login';
 import {
@@ -60,7 +61,7 @@ describe('device authorization grant (RFC 8628)', () => {
   /** A person with a session made directly (external and service accounts have no password). */
   async function sessionOf(userId: number, from = address()): Promise<Person> {
     const user = (await t.app.get(UsersService).findById(userId))!;
-    const { token } = await t.app.get(SessionsService).create(user, from, 'test', NO_REQUEST);
+    const { token } = await t.app.get(SessionsService).create(user, unlimited(from), 'test', NO_REQUEST);
     const csrf = 'device-test-csrf-token-0123456789abcdef';
     const cookie = `${t.config.sessionCookieName}=${token}; csrftoken=${csrf}`;
     const headers = { Cookie: cookie, 'X-Forwarded-For': from };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SessionsService } from '../src/sessions/sessions.service';
+import { unlimited } from '../src/sessions/session-limit.interceptor';
 import { UsersService } from '../src/users/users.service';
 import { startTestApp, TestApp } from './support/test-app';
 import { browserLogin } from './support/browser-login';
@@ -67,7 +68,7 @@ describe('profile page (GET /accounts/profile/)', () => {
 
   it('hides the Tokens tab from external users unless ALLOW_OAUTH2_FOR_EXTERNAL_USERS', async () => {
     const user = await t.app.get(UsersService).create({ username: 'sso-bob' }, NO_REQUEST, { externalAccount: 'social' });
-    const { token } = await t.app.get(SessionsService).create(user, '127.0.0.1', 'test', NO_REQUEST);
+    const { token } = await t.app.get(SessionsService).create(user, unlimited('127.0.0.1'), 'test', NO_REQUEST);
     const cookie = `${t.config.sessionCookieName}=${token}`;
     const hidden = await t.http().get('/accounts/profile/').set('Cookie', cookie).expect(200);
     assert.doesNotMatch(hidden.text, TOKENS_TAB);

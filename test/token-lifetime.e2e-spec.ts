@@ -332,7 +332,7 @@ describe(`token lifetime, expiry notices, rotation and last_used_ip (SPEC §15) 
         const res = await other.http().get(`/api/v2/tokens/${token.id}/`).set('Authorization', bob).expect(200);
         assert.equal(res.body.last_used_ip, '127.0.0.1');
       } finally {
-        await other.app.close();
+        await other.close();
       }
     });
   });
@@ -411,7 +411,7 @@ describe(`token lifetime, expiry notices, rotation and last_used_ip (SPEC §15) 
         await Promise.all(passes);
         for (const token of tokens) assert.equal(expiringLines(t, token.id).length, 1, `token ${token.id} logged once`);
       } finally {
-        await other.app.close();
+        await other.close();
       }
     });
   });

@@ -6,6 +6,7 @@ import { UsersModule } from '../users/users.module';
 import { ApiAuthGuard } from './api-auth.guard';
 import { BasicCredentialCache } from './basic-credential-cache';
 import { BasicStrategy } from './basic.strategy';
+import { LocalStrategy } from './local.strategy';
 import { LoginController } from './login.controller';
 import { MfaModule } from '../mfa/mfa.module';
 import { SecondStepController } from './second-step.controller';
@@ -14,6 +15,6 @@ import { SecondStep } from './second-step.service';
 @Module({
   imports: [UsersModule, SettingsModule, SessionsModule, MfaModule],
   controllers: [LoginController, SecondStepController],
-  providers: [BasicStrategy, BasicCredentialCache, SecondStep, { provide: APP_GUARD, useClass: ApiAuthGuard }],
+  providers: [BasicStrategy, LocalStrategy, BasicCredentialCache, SecondStep, { provide: APP_GUARD, useClass: ApiAuthGuard }],
 })
 export class AuthModule {}

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { CreatesSession } from '../sessions/session-limit.interceptor';
 import { clientIp } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -9,13 +10,12 @@ import { Public } from '../common/public.decorator';
 import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
 import { SessionCookies } from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
-import { LocalCredentialsService } from '../users/local-credentials.service';
-import { User } from '../users/user.entity';
+import type { PasswordProof } from '../users/password-check.service';
+import { authenticateWith } from '../common/authenticator';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
 import { sendLoginPage } from './login-page';
 import { safeNext } from '../common/safe-redirect';
-import { MfaService } from '../mfa/mfa.service';
 import { LOGIN_FAILED, loginTarget } from './login-outcome';
 import { SecondStep } from './second-step.service';
 import { traceOf } from '../common/request-context';
@@ -29,13 +29,11 @@ export class LoginController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly csrf: CsrfService,
-    private readonly credentials: LocalCredentialsService,
     private readonly sessionLogin: SessionLogin,
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
     private readonly providers: LoginProviders,
     private readonly logoutRedirects: LogoutRedirects,
-    private readonly mfa: MfaService,
     private readonly secondStep: SecondStep,
   ) {}
 
@@ -53,16 +51,16 @@ export class LoginController {
 
   @Public()
   @Post('login')
+  @CreatesSession()
   async login(@Req() req: Request, @Res() res: Response) {
     this.csrf.enforce(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const username = typeof body.username === 'string' ? body.username : '';
-    const password = typeof body.password === 'string' ? body.password : '';
     const next = typeof body.next === 'string' ? body.next : '';
-    let user: User;
+    let proof: PasswordProof;
     try {
-      if (!username || !password) throw new AuthError('invalid_credentials');
-      user = await this.credentials.check({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req) });
+      // passport-local (LocalStrategy): no field, or a field that is not text, is no credential: a wrong password.
+      if (typeof body.username !== 'string' || typeof body.password !== 'string') throw new AuthError('invalid_credentials');
+      proof = (await authenticateWith<PasswordProof>(['local'], req, res)) ?? failed();
     } catch (err) {
       if (!(err instanceof AuthError) && !(err instanceof Throttled) && !(err instanceof ServiceUnavailable)) throw err;
       const again = (status: number, message: string) =>
@@ -76,8 +74,8 @@ export class LoginController {
       return again(401, err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED);
     }
     // A user with a second factor, or one MFA_REQUIRED_FOR names, gets no session yet (SPEC §16).
-    const demand = this.mfa.demandOf(user);
-    if (demand) return this.secondStep.begin(req, res, user, next, demand);
+    const { user, secondStep } = proof;
+    if (secondStep) return this.secondStep.begin(req, res, user, next, secondStep);
     await this.sessionLogin.start(req, res, user, 'session');
     res.code(302).header('Location', loginTarget(next, this.config)).type('text/html; charset=utf-8').send('');
   }
@@ -127,6 +125,10 @@ export class LoginController {
   private ownOrigin(): string {
     return new URL(this.config.publicUrl).origin;
   }
+}
+
+function failed(): never {
+  throw new AuthError('invalid_credentials');
 }
 
 function reasonFromQuery(reason: unknown): string | undefined {

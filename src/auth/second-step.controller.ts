@@ -1,4 +1,5 @@
 import { Controller, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { CreatesSession } from '../sessions/session-limit.interceptor';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { clientIp } from '../common/client-ip';
@@ -46,6 +47,7 @@ export class SecondStepController {
 
   @Public()
   @Post()
+  @CreatesSession()
   async verify(@Req() req: Request, @Res() res: Response) {
     this.csrf.enforce(req);
     const found = await this.pendingLogin(req, res, 'verify');
@@ -66,6 +68,7 @@ export class SecondStepController {
 
   @Public()
   @Post('setup')
+  @CreatesSession()
   async setup(@Req() req: Request, @Res() res: Response) {
     this.csrf.enforce(req);
     const found = await this.pendingLogin(req, res, 'setup');

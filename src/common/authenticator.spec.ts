@@ -1,92 +1,80 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import passport from 'passport';
 import { Strategy } from 'passport-strategy';
-import { Authenticator, CredentialStrategy, report, runStrategy } from './authenticator';
-import { isPromiseLike } from './awaitable';
+import { actionsOf, authenticateWith } from './authenticator';
 import type { Principal } from './principal';
 
 const alice = { user: { id: 1, username: 'alice' }, method: 'basic', scope: 'write' } as unknown as Principal;
 const bob = { user: { id: 2, username: 'bob' }, method: 'token', scope: 'read' } as unknown as Principal;
 
-/** A credential strategy whose verdict is given: a value now, or a promise (a database lookup). */
-class Given extends Strategy implements CredentialStrategy {
-  /** Shared with the per-request copies runStrategy makes (Object.create), as Passport does. */
+type Verdict = Principal | undefined | Error;
+
+/**
+ * A front-door strategy whose verdict is given, following the rule the real ones follow: a principal is
+ * success, none is `fail` (no credential: the next strategy decides), an error is the answer.
+ */
+class Given extends Strategy {
+  /** Shared with the per-request copies passport makes (Object.create). */
   readonly seen = { calls: 0 };
-  constructor(
-    readonly name: string,
-    private readonly verdict: () => Principal | undefined | Promise<Principal | undefined>,
-  ) {
+  constructor(private readonly verdict: () => Verdict | Promise<Verdict>) {
     super();
   }
   authenticate(): void {
     this.seen.calls++;
-    report(this, this.verdict);
+    const actions = actionsOf(this);
+    const decide = (v: Verdict) => (v instanceof Error ? actions.error(v) : v ? actions.success(v) : actions.fail(401));
+    const v = this.verdict();
+    if (v instanceof Promise) void v.then(decide);
+    else decide(v);
   }
 }
 
-function front(...strategies: Given[]): Authenticator {
-  const authenticator = new Authenticator();
-  strategies.forEach((s, i) => authenticator.register(s, (i + 1) * 10));
-  return authenticator;
+let registered = 0;
+/** Registers the strategies in passport under fresh names, as PassportStrategy(Lib, name) does. */
+function chain(...strategies: Given[]): string[] {
+  return strategies.map((s) => {
+    const name = `given-${++registered}`;
+    passport.use(name, s);
+    return name;
+  });
 }
 
-describe('Authenticator', () => {
-  it('answers without a promise when every strategy decides at once', () => {
-    const result = front(new Given('bearer', () => undefined), new Given('basic', () => alice)).authenticate({}, {});
-    assert.equal(isPromiseLike(result), false);
-    assert.equal(result, alice);
-  });
-
-  it('is undefined when no strategy finds its credential', () => {
-    assert.equal(front(new Given('bearer', () => undefined), new Given('basic', () => undefined)).authenticate({}, {}), undefined);
+describe('the front door on passport (authenticateWith)', () => {
+  it('is undefined when no strategy finds its credential', async () => {
+    assert.equal(await authenticateWith(chain(new Given(() => undefined), new Given(() => undefined)), {}, {}), undefined);
   });
 
   it('waits for a strategy that decides later, then goes on in order', async () => {
-    const later = new Given('session', async () => undefined);
-    const basic = new Given('basic', () => alice);
-    const result = front(new Given('bearer', () => undefined), later, basic).authenticate({}, {});
-    assert.equal(isPromiseLike(result), true);
-    assert.equal(await result, alice);
+    const basic = new Given(() => alice);
+    assert.equal(await authenticateWith(chain(new Given(() => undefined), new Given(async () => undefined), basic), {}, {}), alice);
     assert.equal(basic.seen.calls, 1);
   });
 
   it('lets the first strategy that finds its credential decide; the later ones never run', async () => {
-    const basic = new Given('basic', () => alice);
-    assert.equal(await front(new Given('bearer', async () => bob), basic).authenticate({}, {}), bob);
+    const basic = new Given(() => alice);
+    assert.equal(await authenticateWith(chain(new Given(async () => bob), basic), {}, {}), bob);
     assert.equal(basic.seen.calls, 0);
   });
 
-  it('throws a refusal made at once, and rejects with one made later', async () => {
+  it('rejects with a refusal, made at once or later, and runs no later strategy', async () => {
     const refused = new Error('invalid_token');
-    const same = (err: unknown) => err === refused;
-    assert.throws(() => front(new Given('bearer', () => { throw refused; })).authenticate({}, {}), same);
-    await assert.rejects(Promise.resolve(front(new Given('bearer', async () => { throw refused; })).authenticate({}, {})), same);
+    const basic = new Given(() => alice);
+    await assert.rejects(authenticateWith(chain(new Given(() => refused), basic), {}, {}), (err) => err === refused);
+    await assert.rejects(authenticateWith(chain(new Given(async () => refused), basic), {}, {}), (err) => err === refused);
+    assert.equal(basic.seen.calls, 0);
   });
 
-  it('skips the strategies it is told to', () => {
-    const bearer = new Given('bearer', () => bob);
-    assert.equal(front(bearer, new Given('session', () => alice)).authenticate({}, {}, { except: ['bearer'] }), alice);
-    assert.equal(bearer.seen.calls, 0);
-  });
-});
-
-describe('runStrategy', () => {
-  class Callbacks extends Strategy {
-    constructor(private readonly act: (s: Strategy) => void) {
-      super();
-    }
-    authenticate(): void {
-      this.act(this);
-    }
-  }
-
-  it('gives Passport outcomes as they come: at once, later, thrown; only the first one counts', async () => {
-    assert.deepEqual(runStrategy(new Callbacks((s) => s.redirect('/x', 302)), {}), { kind: 'redirect', url: '/x', status: 302 });
-    assert.deepEqual(runStrategy(new Callbacks((s) => (s.pass(), s.success(alice))), {}), { kind: 'pass' });
-    const later = runStrategy(new Callbacks((s) => setImmediate(() => s.fail('Bearer', 401))), {});
-    assert.equal(isPromiseLike(later), true);
-    assert.deepEqual(await later, { kind: 'fail', challenge: 'Bearer', status: 401 });
-    const boom = new Error('boom');
-    assert.deepEqual(runStrategy(new Callbacks(() => { throw boom; }), {}), { kind: 'error', error: boom });
+  it('keeps concurrent requests apart: each gets its own verdict from the one registered strategy', async () => {
+    const [name] = chain(new Given(async () => undefined));
+    const echo = new (class extends Strategy {
+      authenticate(req: object): void {
+        setImmediate(() => actionsOf(this).success((req as { who: Principal }).who));
+      }
+    })();
+    passport.use(`echo-${registered}`, echo);
+    const names = [name, `echo-${registered}`];
+    const results = await Promise.all([alice, bob, alice, bob].map((who) => authenticateWith(names, { who }, {})));
+    assert.deepEqual(results, [alice, bob, alice, bob]);
   });
 });

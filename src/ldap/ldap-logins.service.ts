@@ -5,7 +5,7 @@ import { RequestTrace } from '../common/request-context';
 import { trustedCas } from '../common/trusted-cas';
 import { isUniqueViolation } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
-import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/password-backends';
+import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
 import type { User } from '../users/user.entity';
 import { MAX_USERNAME, USERNAME } from '../users/usernames';
 import { UserInput, UsersService } from '../users/users.service';
@@ -59,15 +59,19 @@ export class LdapLogins {
     return DIRECTORY_NAMES.some((name) => this.settings.get<string>(`${settingPrefix(name)}SERVER_URI`) !== '');
   }
 
-  /** The backend LocalCredentialsService asks (registered by LdapModule). */
-  backend(): PasswordBackend {
+  /** The login method LDAP users come in by (registered by LdapModule); LocalCredentialsService asks its `authenticate`. */
+  method(): PasswordBackend {
     return {
       account: LDAP_ACCOUNT,
       label: 'LDAP',
+      provesPassword: true,
+      person: true,
+      remote: true,
       configured: () => this.configured(),
       authenticate: (attempt, existing) => this.authenticate(attempt, existing),
       managedFields: () => this.managedFields(),
       repeatTtlMs: () => this.settings.get<number>('AUTH_LDAP_CACHE_SECONDS') * 1000,
+      describe: (user) => (user.ldapDn ? `LDAP directory (${user.ldapDn})` : 'LDAP directory'),
     };
   }
 

@@ -7,6 +7,7 @@ import { CurrentTrace, RequestTrace } from '../common/request-context';
 import { text, validateBody } from '../common/validation';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
+import { LoginMethods } from '../users/login-methods';
 import { MfaService } from './mfa.service';
 import { SecurityKeys } from './security-keys.service';
 
@@ -23,6 +24,7 @@ export class MfaController {
     private readonly mfa: MfaService,
     private readonly keys: SecurityKeys,
     private readonly users: UsersService,
+    private readonly methods: LoginMethods,
   ) {}
 
   @Get('me/mfa')
@@ -32,14 +34,14 @@ export class MfaController {
 
   @Post('me/mfa/totp')
   startTotp(@CurrentPrincipal() principal: Principal, @CurrentTrace() trace: RequestTrace) {
-    return this.mfa.startTotp(mayEnrol(principal.user), trace);
+    return this.mfa.startTotp(this.mayEnrol(principal.user), trace);
   }
 
   @Post('me/mfa/totp/confirm')
   @HttpCode(200)
   async confirmTotp(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     const { code } = validateBody(CODE_BODY, body);
-    return { recovery_codes: await this.mfa.confirmTotp(mayEnrol(principal.user), code, trace) };
+    return { recovery_codes: await this.mfa.confirmTotp(this.mayEnrol(principal.user), code, trace) };
   }
 
   @Delete('me/mfa/totp')
@@ -59,14 +61,14 @@ export class MfaController {
   @Post('me/mfa/security_keys/options')
   @HttpCode(200)
   keyOptions(@CurrentPrincipal() principal: Principal) {
-    return this.keys.registrationOptions(mayEnrol(principal.user));
+    return this.keys.registrationOptions(this.mayEnrol(principal.user));
   }
 
   /** 201 with the key; a first factor's response also carries the ten recovery codes, shown this once. */
   @Post('me/mfa/security_keys')
   async addKey(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     const { name, credential } = validateBody(KEY_BODY, body);
-    const key = await this.keys.register(mayEnrol(principal.user), name, credential, trace);
+    const key = await this.keys.register(this.mayEnrol(principal.user), name, credential, trace);
     const codes = await this.mfa.ensureRecoveryCodes(principal.user);
     return { id: key.id, name: key.name, created: key.created.toISOString(), last_used: null, ...(codes ? { recovery_codes: codes } : {}) };
   }
@@ -84,12 +86,12 @@ export class MfaController {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
     await this.mfa.resetAll(await this.users.getOr404(id), `api:${principal.user.username}`, trace);
   }
-}
 
-/** Local and LDAP users add factors; SSO users verify at their identity provider, service accounts never log in. */
-function mayEnrol(user: User): User {
-  if (user.externalAccount && user.externalAccount !== 'ldap') {
-    throw new PermissionDenied('Two-step verification is for local and LDAP accounts; your identity provider verifies you.');
+  /** Users whose login method proves a password here add factors; SSO users verify at their identity provider, service accounts never log in. */
+  private mayEnrol(user: User): User {
+    if (!this.methods.of(user).provesPassword) {
+      throw new PermissionDenied('Two-step verification is for accounts that log in with a password here; your identity provider verifies you.');
+    }
+    return user;
   }
-  return user;
 }

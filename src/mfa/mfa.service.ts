@@ -13,9 +13,6 @@ import { newRecoveryCodes, newTotpSecret, normalisedRecoveryCode, otpauthUrl, to
 
 export const ISSUER = 'Automation Service';
 
-/** What a second step may ask of a user who proved their password (SPEC §16). */
-export type SecondStepDemand = 'verify' | 'setup' | null;
-
 /** A secret waiting for confirmation: as text, as the otpauth:// URL, and as a QR code (PNG data URL) made here. */
 export interface TotpEnrolment {
   secret: string;
@@ -49,17 +46,6 @@ export class MfaService {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.box = new SecretBox(config.secretKey);
-  }
-
-  /**
-   * Local and LDAP users may be asked; SSO users verify at their identity provider and service accounts
-   * never log in with a password. A user with a factor verifies it; one that MFA_REQUIRED_FOR names sets one up.
-   */
-  demandOf(user: Pick<User, 'externalAccount' | 'mfaEnabled' | 'isSuperuser'>): SecondStepDemand {
-    if (user.externalAccount && user.externalAccount !== 'ldap') return null;
-    if (user.mfaEnabled) return 'verify';
-    const required = this.settings.get<AuthenticationSettings['MFA_REQUIRED_FOR']>('MFA_REQUIRED_FOR');
-    return required === 'all' || (required === 'superusers' && user.isSuperuser) ? 'setup' : null;
   }
 
   async status(user: User) {

@@ -1,41 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generate } from 'otplib';
-import type { AppConfig } from '../config/app-config';
-import type { Clock } from '../common/clock';
-import type { SettingsService } from '../settings/settings.service';
-import type { MfaRepository } from './mfa.repository';
-import { MfaService } from './mfa.service';
 import { newRecoveryCodes, normalisedRecoveryCode, totpStep } from './one-time-codes';
-
-function service(required: string): MfaService {
-  const settings = { get: () => required } as unknown as SettingsService;
-  return new MfaService({} as MfaRepository, settings, {} as Clock, { secretKey: 'unit-test-secret-key-0123456789abcdefghij' } as AppConfig);
-}
-
-describe('who owes a second step (SPEC §16)', () => {
-  const local = { externalAccount: null, mfaEnabled: false, isSuperuser: false };
-
-  it('asks a local or LDAP user with a factor to verify it', () => {
-    assert.equal(service('none').demandOf({ ...local, mfaEnabled: true }), 'verify');
-    assert.equal(service('none').demandOf({ ...local, externalAccount: 'ldap', mfaEnabled: true }), 'verify');
-    assert.equal(service('none').demandOf(local), null);
-  });
-
-  it('sends the users MFA_REQUIRED_FOR names to the set-up', () => {
-    assert.equal(service('superusers').demandOf(local), null);
-    assert.equal(service('superusers').demandOf({ ...local, isSuperuser: true }), 'setup');
-    assert.equal(service('all').demandOf(local), 'setup');
-    assert.equal(service('all').demandOf({ ...local, externalAccount: 'ldap' }), 'setup');
-  });
-
-  it('never asks SSO users or service accounts, whatever MFA_REQUIRED_FOR says', () => {
-    for (const externalAccount of ['social', 'service']) {
-      assert.equal(service('all').demandOf({ ...local, externalAccount, isSuperuser: true }), null);
-      assert.equal(service('all').demandOf({ ...local, externalAccount, mfaEnabled: true }), null);
-    }
-  });
-});
 
 describe('one-time codes', () => {
   const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';

@@ -9,6 +9,7 @@ import { traceOf } from '../common/request-context';
 import { CsrfService } from '../sessions/csrf.service';
 import { ApplicationsService } from '../tokens/applications.service';
 import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
+import { LoginMethods } from '../users/login-methods';
 import { renderConsentPage } from './authorize-pages';
 import { DeviceAuthorizationEndpoint } from './device-authorization-endpoint.service';
 import { DeviceCodes, DeviceLookup } from './device-codes.service';
@@ -37,6 +38,7 @@ export class DeviceController {
     private readonly authenticator: Authenticator,
     private readonly csrf: CsrfService,
     private readonly policy: AccountPolicy,
+    private readonly methods: LoginMethods,
   ) {}
 
   /** RFC 8628 §3.2: 200 JSON with the codes; errors in RFC 6749 §5.2's shape. */
@@ -114,7 +116,7 @@ export class DeviceController {
    * ALLOW_OAUTH2_FOR_EXTERNAL_USERS is on, told here rather than by a device that never gets its token.
    */
   private approvalRefusal(user: Principal): string | null {
-    if (user.user.externalAccount === 'service') return 'Service accounts cannot connect devices.';
+    if (!this.methods.of(user.user).person) return 'Service accounts cannot connect devices.';
     if (!this.policy.mayHoldTokens(user.user)) return new ExternalUserRefused(user.user.externalAccount ?? '').message;
     return null;
   }

@@ -9,7 +9,6 @@ import {
 } from '@node-oauth/oauth2-server';
 import { Logger } from '@nestjs/common';
 import { AuthError, MFA_REQUIRED } from '../common/errors';
-import { MfaService } from '../mfa/mfa.service';
 import { Transactions } from '../database/transactions';
 import { Application } from '../tokens/application.entity';
 import { ApplicationsService, grantsOf } from '../tokens/applications.service';
@@ -19,7 +18,7 @@ import { DEFAULT_SCOPE, parseScope } from '../tokens/scopes';
 import { newSecret } from '../tokens/token-secrets';
 import { TokensService } from '../tokens/tokens.service';
 import { AccountPolicy, ExternalUserRefused } from '../users/account-policy';
-import { LocalCredentialsService } from '../users/local-credentials.service';
+import { PasswordCheck } from '../users/password-check.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { AuthorizationCodeRefusal, AuthorizationCodes } from './authorization-codes.service';
@@ -30,7 +29,7 @@ import { RequestTrace } from '../common/request-context';
 
 export interface TokenEndpointDeps {
   applications: ApplicationsService;
-  credentials: LocalCredentialsService;
+  passwords: PasswordCheck;
   users: UsersService;
   tokens: TokensService;
   refreshTokens: RefreshTokensService;
@@ -38,7 +37,6 @@ export interface TokenEndpointDeps {
   deviceCodes: DeviceCodes;
   transactions: Transactions;
   policy: AccountPolicy;
-  mfa: MfaService;
 }
 
 export interface OAuthClient extends Client {
@@ -105,10 +103,10 @@ export class TokenEndpointModel {
   /** The password grant checks credentials where the login form and basic auth do (one throttle later). */
   async getUser(username: string, password: string): Promise<GrantUser | null> {
     try {
-      const user = await this.deps.credentials.check({ username, password, clientIp: this.clientIp, path: 'password_grant', trace: this.trace });
+      const proof = await this.deps.passwords.prove({ username, password, clientIp: this.clientIp, path: 'password_grant', trace: this.trace });
       // A password alone is not enough for a user who owes a second step (SPEC §16): the SPEC's words, not the generic refusal.
-      if (this.deps.mfa.demandOf(user)) throw new InvalidGrantError(MFA_REQUIRED);
-      return { entity: user };
+      if (proof.secondStep) throw new InvalidGrantError(MFA_REQUIRED);
+      return { entity: proof.user };
     } catch (err) {
       if (err instanceof AuthError) return null;
       throw err;

@@ -7,10 +7,9 @@ import { SettingsService } from '../settings/settings.service';
 import { ApplicationsService } from '../tokens/applications.service';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service';
 import { TokensService } from '../tokens/tokens.service';
-import { LocalCredentialsService } from '../users/local-credentials.service';
+import { PasswordCheck } from '../users/password-check.service';
 import { UsersService } from '../users/users.service';
 import { AccountPolicy } from '../users/account-policy';
-import { MfaService } from '../mfa/mfa.service';
 import { AuthorizationCodes } from './authorization-codes.service';
 import { clientCredentials, formParameters } from './client-credentials';
 import { DEVICE_CODE_GRANT, DeviceCodeGrant } from './device-code-grant';
@@ -36,7 +35,7 @@ export class TokenEndpoint {
 
   constructor(
     private readonly applications: ApplicationsService,
-    private readonly credentials: LocalCredentialsService,
+    private readonly passwords: PasswordCheck,
     private readonly users: UsersService,
     private readonly tokens: TokensService,
     private readonly refreshTokens: RefreshTokensService,
@@ -45,7 +44,6 @@ export class TokenEndpoint {
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly policy: AccountPolicy,
-    private readonly mfa: MfaService,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
@@ -70,7 +68,7 @@ export class TokenEndpoint {
     const model = new TokenEndpointModel(
       {
         applications: this.applications,
-        credentials: this.credentials,
+        passwords: this.passwords,
         users: this.users,
         tokens: this.tokens,
         refreshTokens: this.refreshTokens,
@@ -78,7 +76,6 @@ export class TokenEndpoint {
         deviceCodes: this.deviceCodes,
         transactions: this.transactions,
         policy: this.policy,
-        mfa: this.mfa,
       },
       body,
       clientIp(req),

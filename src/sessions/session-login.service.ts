@@ -7,13 +7,14 @@ import { User } from '../users/user.entity';
 import { CsrfService } from './csrf.service';
 import { SessionCookies } from './session-cookies';
 import { Session } from './session.entity';
+import { limitsOf } from './session-limit.interceptor';
 import { ResolvedSession, SessionsService } from './sessions.service';
 import { traceOf } from '../common/request-context';
 
 /**
  * Logs a user in on this browser exactly as every login path must (SPEC §2, §7): the form login and
  * the SSO callbacks share it. Ends the session the browser still presents, creates a fresh one under
- * the limits (a client-sent id is never adopted), rotates the CSRF token and writes every cookie and
+ * the limits SessionLimitInterceptor bound to the route (a client-sent id is never adopted), rotates the CSRF token and writes every cookie and
  * header of seed §4. Returns the new session, so a caller can keep facts about it beside it (the
  * identity provider's session of a single sign-on, SPEC §17).
  */
@@ -32,7 +33,7 @@ export class SessionLogin {
   async start(req: Request, res: Response, user: User, method: string): Promise<Session> {
     const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
-    const created = await this.sessions.create(user, clientIp(req), String(req.headers['user-agent'] ?? ''), trace);
+    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace);
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);

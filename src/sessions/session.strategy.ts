@@ -1,44 +1,39 @@
 import { Injectable } from '@nestjs/common';
-import { Strategy } from 'passport-strategy';
-import { Authenticator, CredentialOptions, CredentialStrategy, report } from '../common/authenticator';
+import { PassportStrategy } from '@nestjs/passport';
+import type { CredentialOptions } from '../common/authenticator';
 import { andThen, Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SESSION_END_MESSAGES, SessionEndReason } from './session-end-reason';
 import { SessionCookies } from './session-cookies';
+import { CookieStrategyBase } from './cookie-strategy';
 import { ResolvedSession, SessionsService } from './sessions.service';
 import type { Session } from './session.entity';
 import { isQuietRequest } from './quiet-session';
 import { traceOf } from '../common/request-context';
 
 /**
- * Session authentication: a cookie naming a live session decides; one naming an ended session gets
- * a 401 with the reason (unless an Authorization header is there to decide instead); an unknown
- * cookie passes to the next strategy. Each request slides the idle expiry unless it is quiet
- * (`X-WS-Session-Quiet`, or the session event stream).
+ * Session authentication, Passport strategy `session-cookie`: a cookie naming a live session decides; one
+ * naming an ended session gets a 401 with the reason (unless an Authorization header is there to decide
+ * instead); an unknown cookie is no credential, so basic decides. Each request slides the idle expiry unless
+ * it is quiet (`X-WS-Session-Quiet`, or the session event stream).
  */
 @Injectable()
-export class SessionStrategy extends Strategy implements CredentialStrategy {
-  readonly name = 'session';
-
+export class SessionStrategy extends PassportStrategy(CookieStrategyBase, 'session-cookie') {
   constructor(
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
     private readonly clock: Clock,
-    authenticator: Authenticator,
   ) {
-    super();
-    authenticator.register(this, 20);
+    super(cookies.name);
   }
 
-  authenticate(req: CredentialRequest, options: CredentialOptions): void {
-    const token = req.cookies?.[this.cookies.name];
-    if (typeof token !== 'string' || !token) return this.pass();
-    report(this, () => andThen(this.sessions.resolve(token), (found) => this.verify(req, token, options.response, found)));
+  validate(req: CredentialRequest, token: string, options: CredentialOptions): Awaitable<Principal | undefined> {
+    return andThen(this.sessions.resolve(token), (found) => this.admit(req, token, options.response, found));
   }
 
-  private verify(req: CredentialRequest, token: string, response: unknown, found: ResolvedSession | null): Awaitable<Principal | undefined> {
+  private admit(req: CredentialRequest, token: string, response: unknown, found: ResolvedSession | null): Awaitable<Principal | undefined> {
     if (!found) return undefined;
     const { session, user } = found;
     const now = this.clock.now();

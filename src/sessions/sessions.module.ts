@@ -8,6 +8,7 @@ import { CsrfService } from './csrf.service';
 import { SessionCookies } from './session-cookies';
 import { SessionEventsController } from './session-events.controller';
 import { SessionLogin } from './session-login.service';
+import { SessionLimitInterceptor } from './session-limit.interceptor';
 import { SessionSweeper } from './session-sweeper.service';
 import { SessionWatcher } from './session-watcher.service';
 import { Session } from './session.entity';
@@ -19,8 +20,8 @@ import { SessionsService } from './sessions.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Session]), UsersModule, SettingsModule],
   controllers: [SessionsController, SessionEventsController],
-  providers: [SessionsRepository, SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
-  exports: [SessionsService, SessionCookies, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
+  providers: [SessionsRepository, SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin, SessionLimitInterceptor],
+  exports: [SessionLimitInterceptor, SessionsService, SessionCookies, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
 })
 export class SessionsModule implements OnModuleInit {
   constructor(

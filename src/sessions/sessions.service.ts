@@ -15,6 +15,7 @@ import { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import { isSessionEndReason, SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
+import type { SessionLimits } from './session-limit.interceptor';
 import { SessionsRepository, SessionWithUser } from './sessions.repository';
 
 export interface NewSession {
@@ -37,9 +38,9 @@ function cutOffReason(session: Pick<Session, 'id' | 'created'>, user: Pick<Sessi
 export type ResolvedSession = SessionWithUser;
 
 /**
- * The session rules (SPEC §2–§3): creation under the session limits, the validity rule, sliding expiry,
- * ending. A session is created and the limits are enforced in one transaction that first locks the
- * user's and the address's lock rows, so racing logins (on any node) are serialised and exactly the
+ * The session rules (SPEC §2–§3): creation under the session limits (which SessionLimitInterceptor decides
+ * for the login's request), the validity rule, sliding expiry, ending. A session is created and the limits
+ * are enforced in one transaction that first locks the user's and the address's lock rows, so racing logins (on any node) are serialised and exactly the
  * newest N survive. Every statement is SessionsRepository's.
  */
 @Injectable()
@@ -57,9 +58,12 @@ export class SessionsService {
     private readonly jobs: RevocationJobs,
   ) {}
 
-  async create(user: User, ipAddress: string, userAgent: string, trace: RequestTrace): Promise<NewSession> {
-    const perUser = this.settings.get('SESSIONS_PER_USER');
-    const perIp = this.settings.get('SESSIONS_PER_IP');
+  /**
+   * A new session under the limits SessionLimitInterceptor decided for the login's request, applied in the
+   * transaction that inserts it.
+   */
+  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace): Promise<NewSession> {
+    const { perUser, perIp, ipAddress } = limits;
     const locks = [perUser > 0 ? `user:${user.id}` : null, perIp > 0 ? `ip:${ipAddress}` : null].filter((l): l is string => !!l).sort();
     // The lock rows exist before the transaction: inserting them inside it would take shared locks and deadlock.
     if (locks.length) await this.repository.ensureLockRows(locks);

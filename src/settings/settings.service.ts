@@ -201,14 +201,9 @@ export class SettingsService implements OnModuleInit {
     this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor, ...trace });
   }
 
-  /** Is any remote method (single sign-on, a directory) configured? (AWX refuses DISABLE_LOCAL_AUTH otherwise.) */
+  /** Is any remote method (single sign-on, a directory: the login methods registry says) configured? (AWX refuses DISABLE_LOCAL_AUTH otherwise.) */
   remoteAuthConfigured(): boolean {
-    const sso = ['SOCIAL_AUTH_OIDC_PROVIDERS', 'SOCIAL_AUTH_SAML_ENABLED_IDPS'].some((key) => {
-      if (!this.definitions.has(key)) return false;
-      const value = this.get<Record<string, unknown>>(key);
-      return !!value && Object.keys(value).length > 0;
-    });
-    return sso || this.remoteMethods.some((configured) => configured());
+    return this.remoteMethods.some((configured) => configured());
   }
 }
 

@@ -9,6 +9,7 @@ import { cleanUsername } from '../users/usernames';
 import { UserInput, UsersService } from '../users/users.service';
 import type { ExternalIdentity } from './external-identity';
 import { SocialAuth } from './social-auth.entity';
+import { SSO_ACCOUNT } from './sso-login-method';
 import { SsoFailure } from './sso-failure';
 import { RequestTrace } from '../common/request-context';
 
@@ -63,7 +64,7 @@ export class SsoUsers {
       is_superuser: identity.isSuperuser ?? false,
       is_system_auditor: identity.isSystemAuditor ?? false,
     };
-    const user = await this.users.createWithFreeUsername(base, input, trace, { externalAccount: 'social' });
+    const user = await this.users.createWithFreeUsername(base, input, trace, { externalAccount: SSO_ACCOUNT });
     if (!user) throw new SsoFailure('no_identity', 'no free username');
     try {
       await this.links.insert({ userId: user.id, provider: identity.provider, uid: identity.uid, created: this.clock.now() });

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { CreatesSession } from '../sessions/session-limit.interceptor';
 import type { FastifyReply as Response, FastifyRequest } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
 import { clientIp } from '../common/client-ip';
@@ -74,6 +75,7 @@ export class SsoController {
 
   @Public()
   @Get('sso/complete/oidc')
+  @CreatesSession()
   async oidcComplete(@Req() req: Request, @Res() res: Response) {
     const handle = req.cookies?.[OIDC_COOKIE];
     res.clearCookie(OIDC_COOKIE, { path: OIDC_COOKIE_PATH });
@@ -105,6 +107,7 @@ export class SsoController {
    */
   @Public()
   @Post('sso/complete/saml')
+  @CreatesSession()
   async samlComplete(@Req() req: Request, @Res() res: Response) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const attempt: SsoAttempt = { kind: 'saml', provider: '', next: '' };

@@ -7,6 +7,8 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
 import { UserIdentities } from '../users/user-identities';
+import { LoginMethods } from '../users/login-methods';
+import { ssoLoginMethod } from './sso-login-method';
 import { UsersModule } from '../users/users.module';
 import { PendingStateModule } from '../pending-state/pending-state.module';
 import { OidcLogin } from './oidc/oidc-login.service';
@@ -45,6 +47,7 @@ export class SsoModule implements OnModuleInit {
     private readonly identities: UserIdentities,
     private readonly methods: SsoMethods,
     private readonly users: SsoUsers,
+    private readonly loginMethods: LoginMethods,
   ) {
     // At construction, before the settings service first reads the table.
     settings.register(ssoSettingDefinitions(config.publicUrl));
@@ -52,6 +55,7 @@ export class SsoModule implements OnModuleInit {
   }
 
   onModuleInit(): void {
+    this.loginMethods.register(ssoLoginMethod(() => this.methods.list().length > 0));
     this.loginProviders.register(() => this.methods.loginButtons());
     this.loginProviders.registerErrors(SSO_FAILURE_MESSAGES);
     this.loginProviders.registerErrors(SSO_LOGOUT_MESSAGES);

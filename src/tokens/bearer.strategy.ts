@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
 import { clientIp } from '../common/client-ip';
-import { Strategy } from 'passport-strategy';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { Authenticator, CredentialStrategy, report } from '../common/authenticator';
-import { andThen } from '../common/awaitable';
+import { actionsOf } from '../common/authenticator';
+import { andThen, Awaitable } from '../common/awaitable';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SampledLog } from '../common/sampled-log';
@@ -15,38 +16,46 @@ import { RequestTrace, traceOf } from '../common/request-context';
 
 /** RFC 6750 b64token. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const BEARER_HEADER = /^bearer(?:[ ]+(.*))?$/i;
 
 /**
- * Bearer tokens (seed §5.3, RFC 6750 §2.1). Only the Authorization header is read: passport-http-bearer
- * also takes `access_token` from the query string and the body, and tokens in URLs end up in logs and
- * Referer headers (ASVS 14.2.1). A header with the Bearer scheme decides: a malformed one is an invalid
- * token, not "no credential". The token is looked up on every request, so one revoked on any node is
- * refused at the next request. Not registered in the release without OAuth 2.
+ * Bearer tokens (seed §5.3, RFC 6750 §2.1) on passport-http-bearer. Only the Authorization header is read:
+ * the library also takes `access_token` from the query string and the body (`lib/strategy.js`), and tokens
+ * in URLs end up in logs and Referer headers (ASVS 14.2.1), so it is handed a view of the request holding
+ * the header alone. A header with the Bearer scheme decides: a malformed one is an invalid token, answered
+ * here before the library (which would `fail(400)` a doubled space and let the next strategy decide). The
+ * token is looked up on every request, so one revoked on any node is refused at the next request. In the
+ * release without OAuth 2 (SPEC §6) it never finds a credential, so bearer headers authenticate nothing.
  */
 @Injectable()
-export class BearerStrategy extends Strategy implements CredentialStrategy {
-  readonly name = 'bearer';
+export class BearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer') {
   private readonly logger = new Logger('auth');
   /** One `api_auth` line per (token, address) a minute, as basic auth does: every use counted, not every use logged. */
   private readonly uses = new SampledLog(this.logger);
+  private readonly enabled: boolean;
 
   constructor(
     private readonly tokens: TokensService,
     private readonly lastUsed: LastUsedBuffer,
     @Inject(APP_CONFIG) config: AppConfig,
-    authenticator: Authenticator,
   ) {
-    super();
-    if (config.oauth2ProviderEnabled) authenticator.register(this, 10);
+    super({ passReqToCallback: true, realm: 'api' });
+    this.enabled = config.oauth2ProviderEnabled;
   }
 
-  authenticate(req: CredentialRequest): void {
-    const header = req.headers.authorization;
-    const match = header ? /^bearer(?:[ ]+(.*))?$/i.exec(header) : null;
-    if (!match) return this.pass();
+  authenticate(req: CredentialRequest, options?: object): void {
+    const match = this.enabled && req.headers.authorization ? BEARER_HEADER.exec(req.headers.authorization) : null;
+    if (!match) return actionsOf(this).fail(401);
     const secret = (match[1] ?? '').trim();
-    if (!B64TOKEN.test(secret)) return this.error(new AuthError('invalid_token'));
-    report(this, () => andThen(this.tokens.findForBearer(secret), (found) => this.verify(found, clientIp(req), traceOf(req))));
+    if (!B64TOKEN.test(secret)) return actionsOf(this).error(new AuthError('invalid_token'));
+    // The library's own parser, on the header alone: no body, no query string.
+    const headerOnly = Object.create(req, { headers: { value: { authorization: `Bearer ${secret}` } }, query: { value: undefined }, body: { value: undefined } });
+    super.authenticate(headerOnly, options);
+  }
+
+  /** The token's principal (`req` is the header-only view, which inherits the rest); a refusal is thrown, so it is the answer (never a pass to the next strategy). */
+  validate(req: CredentialRequest, secret: string): Awaitable<Principal> {
+    return andThen(this.tokens.findForBearer(secret), (found) => this.verify(found, clientIp(req), traceOf(req)));
   }
 
   private verify(found: BearerLookup | null, clientIp: string, trace: RequestTrace): Principal {

@@ -3,6 +3,8 @@ import type { User } from '../users/user.entity';
 
 export interface ProfilePageModel {
   user: User;
+  /** How the user logs in (the login method's own words: a local password, a directory with its entry…). */
+  account: string;
   csrfToken: string;
   /** False when OAuth 2 is disabled, or for external users without ALLOW_OAUTH2_FOR_EXTERNAL_USERS. */
   showTokens: boolean;
@@ -12,7 +14,7 @@ export interface ProfilePageModel {
   tokenExpiryWarning: number;
   /** The server's time as the page is rendered: profile.js measures expiry against it, not the browser's clock. */
   now: Date;
-  /** Local and LDAP users manage their second factors here (SPEC §16); SSO users verify at their provider. */
+  /** Users whose login method proves a password manage their second factors here (SPEC §16); SSO users verify at their provider. */
   showSecurity: boolean;
 }
 
@@ -46,7 +48,7 @@ export function renderProfilePage(model: ProfilePageModel): string {
     '<button type="submit" class="secondary">Log out</button></form></header>' +
     `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}${expiry}>` +
     '<div id="session-notice" class="notice" role="alert"></div>' +
-    `<main id="profile">${identity(model.user)}` +
+    `<main id="profile">${identity(model.user, model.account)}` +
     `<div role="tablist" aria-label="Account">${tabButtons}</div>${panels}` +
     '<noscript><p class="alert">The token and session lists need JavaScript.</p></noscript>' +
     '</main></div>' +
@@ -55,24 +57,9 @@ export function renderProfilePage(model: ProfilePageModel): string {
   return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', ...security, '/static/profile.js'] });
 }
 
-/** How the user logs in: a local password, a directory (with its entry), a service account, or single sign-on. */
-function accountName(user: User): string {
-  switch (user.externalAccount) {
-    case null:
-      return 'Local';
-    case 'ldap':
-      return user.ldapDn ? `LDAP directory (${user.ldapDn})` : 'LDAP directory';
-    case 'service':
-      return 'Service account';
-    default:
-      return `Single sign-on (${user.externalAccount})`;
-  }
-}
-
-function identity(user: User): string {
+function identity(user: User, account: string): string {
   const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
   const role = user.isSuperuser ? 'Superuser' : user.isSystemAuditor ? 'System auditor' : 'User';
-  const account = accountName(user);
   const facts: [string, string][] = [
     ['Name', name ? escapeHtml(name) : '—'],
     ['Email', user.email ? escapeHtml(user.email) : '—'],

@@ -6,6 +6,7 @@ import { Clock } from '../common/clock';
 import { CsrfService } from '../sessions/csrf.service';
 import { SettingsService } from '../settings/settings.service';
 import { AccountPolicy } from '../users/account-policy';
+import { LoginMethods } from '../users/login-methods';
 import { LoginRedirectFilter } from './login-redirect.filter';
 import { renderProfilePage } from './profile-page';
 
@@ -15,6 +16,7 @@ export class ProfileController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly policy: AccountPolicy,
+    private readonly methods: LoginMethods,
     private readonly csrf: CsrfService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
@@ -30,9 +32,10 @@ export class ProfileController {
     const timeout = principal.method === 'session' ? Number(res.getHeader('Session-Timeout')) : NaN;
     const html = renderProfilePage({
       user,
+      account: this.methods.describe(user),
       csrfToken: this.csrf.ensureCookie(req, res),
       showTokens,
-      showSecurity: !user.externalAccount || user.externalAccount === 'ldap',
+      showSecurity: this.methods.of(user).provesPassword,
       sessionTimeout: Number.isFinite(timeout) ? timeout : undefined,
       tokenExpiryWarning: this.settings.get('TOKEN_EXPIRY_WARNING_SECONDS'),
       now: this.clock.now(),

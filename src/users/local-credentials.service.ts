@@ -6,7 +6,7 @@ import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
 import { LoginThrottle, pairKey, Reservation, ThrottleRow } from './login-throttle.service';
-import { BackendOutcome, DIRECTORY_UNAVAILABLE, PasswordBackend, PasswordBackends, PasswordBackendUnavailable } from './password-backends';
+import { BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
@@ -70,7 +70,7 @@ export class LocalCredentialsService {
     private readonly policy: AccountPolicy,
     private readonly throttle: LoginThrottle,
     private readonly metrics: AuthMetrics,
-    private readonly backends: PasswordBackends,
+    private readonly backends: LoginMethods,
   ) {}
 
   /**
@@ -181,7 +181,7 @@ export class LocalCredentialsService {
     this.metrics.logins.inc({ method: attempt.path, outcome: 'directory_unavailable' });
     const { path: method, username, clientIp, trace } = attempt;
     this.logger.warn({ event: 'login_failed', method, username, client_ip: clientIp, outcome: 'directory_unavailable', directory: err.source, reason: err.reason, ...trace });
-    return new ServiceUnavailable(DIRECTORY_UNAVAILABLE);
+    return new ServiceUnavailable(err.detail);
   }
 
   /** Runs a throttled step; a refusal by the throttle is logged and counted in the metrics, now or when it rejects. */

@@ -14,12 +14,13 @@ import { LoginThrottle } from './login-throttle.service';
 import { AccountPolicy } from './account-policy';
 import { RevocationJob } from './revocation-job.entity';
 import { RevocationJobs } from './revocation-jobs';
-import { PasswordBackends } from './password-backends';
+import { LoginMethods } from './login-methods';
+import { PasswordCheck } from './password-check.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, PasswordBackends],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, PasswordBackends],
+  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck],
 })
 export class UsersModule {}

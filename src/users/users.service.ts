@@ -13,7 +13,7 @@ import { UserEvents } from './user-events';
 import { User } from './user.entity';
 import { MAX_USERNAME, MAX_SUFFIX_TRIES, USERNAME, withSuffix } from './usernames';
 import { UsersRepository } from './users.repository';
-import { PasswordBackends } from './password-backends';
+import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
 
 export interface UserInput {
@@ -41,7 +41,7 @@ export class UsersService {
     private readonly events: UserEvents,
     private readonly clock: Clock,
     private readonly transactions: Transactions,
-    private readonly backends: PasswordBackends,
+    private readonly backends: LoginMethods,
   ) {}
 
   findById(id: number): Promise<User | null> {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Server } from 'node:http';
+import passport from 'passport';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { APP_CONFIG, AppConfig, loadAppConfig } from '../../src/config/app-config';
@@ -32,6 +33,16 @@ export interface TestApp {
   createUser(username: string, password: string, extra?: Record<string, unknown>): Promise<number>;
   close(): Promise<void>;
 }
+
+/**
+ * Passport's strategy registry is one per process (PassportStrategy registers into the `passport` module's
+ * instance, and AuthGuard reads it): the app built last serves every app of the process. Production runs one
+ * app per process; a test that opens a second app beside the first gives the first its own strategies back
+ * when the second closes (docs/decisions.md, "The card's Passport packages").
+ */
+type StrategyTable = Record<string, unknown>;
+const passportTable = () => (passport as unknown as { _strategies: StrategyTable })._strategies;
+const openApps: { strategies: StrategyTable }[] = [];
 
 const capturedLogs: string[] = [];
 logSink.write = (line: string) => {
@@ -69,6 +80,8 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
     for (const method of ([] as string[]).concat(route.method)) if (method !== 'HEAD') routes.push({ method, path: route.url });
   });
   await app.init();
+  const registration = { strategies: { ...passportTable() } };
+  openApps.push(registration);
   await app.get(UsersService).ensureBootstrapAdmin('admin', ADMIN_PASSWORD);
   await app.listen(opts.port ?? 0, '127.0.0.1');
   const server = app.getHttpServer() as Server;
@@ -96,6 +109,9 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
     },
     close: async () => {
       await app.close();
+      openApps.splice(openApps.indexOf(registration), 1);
+      const current = openApps.at(-1);
+      if (current) for (const [name, strategy] of Object.entries(current.strategies)) passport.use(name, strategy as passport.Strategy);
       if (!opts.db) await db.drop();
     },
   };
