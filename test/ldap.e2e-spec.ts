@@ -17,9 +17,8 @@ const ADMIN = basic('admin', ADMIN_PASSWORD);
 const UNAVAILABLE = { detail: 'The login directory is unavailable; try again later.' };
 const LOGIN_FAILED = 'Please enter a correct username and password. Note that both fields may be case-sensitive.';
 
-/** POSTs the login form as a browser does; answers the response whatever its status. */
-async function formLogin(t: TestApp, username: string, password: string) {
-  const agent = t.agent();
+/** POSTs the login form as a browser does (in `agent`, to read its session afterwards); answers the response whatever its status. */
+async function formLogin(t: TestApp, username: string, password: string, agent = t.agent()) {
   const page = await agent.get('/api/login/').expect(200);
   const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken')!;
   return agent.post('/api/login/').set('X-CSRFToken', csrf).set('Referer', `${t.url}/api/login/`).type('form').send({ username, password });
@@ -341,6 +340,120 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       const res = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'LocalUser', password: PASSWORDS.localuser }).expect(200);
       assert.equal(res.body.would_login, false);
       assert.match(res.body.steps.join('\n'), /belongs to the local user "localuser"/);
+    });
+  });
+
+  describe('one account per directory entry (SPEC §14, issue 40)', () => {
+    // slapd compares uid after Unicode preparation (RFC 4518: NFKC and case folding), so these bind as uid=lara.
+    const LOOK_ALIKES = ['ｌａｒａ', '𝐥𝐚𝐫𝐚', 'ℓara'];
+    const userCount = async () => (await t.http().get('/api/v2/users/').set('Authorization', ADMIN).expect(200)).body.count as number;
+    const basicAs = (name: string, password = PASSWORDS.lara) => t.http().get('/api/v2/me/').set('Authorization', basic(name, password));
+    /** The user a form login under `name` gives a session to, or the login's status when it gives none. */
+    const sessionUser = async (name: string) => {
+      const agent = t.agent();
+      const res = await formLogin(t, name, PASSWORDS.lara, agent);
+      if (res.status !== 302) return { status: res.status, text: res.text, agent };
+      const me = await agent.get('/api/v2/me/').expect(200);
+      return { status: res.status, text: res.text, agent, user: me.body.results[0] as Record<string, unknown> };
+    };
+
+    it('control: lara logs in under her own name (the first login creates her, a superuser by cn=admins)', async () => {
+      const { status, user: lara } = await sessionUser('lara');
+      assert.equal(status, 302);
+      assert.equal(lara!.username, 'lara');
+      assert.equal(lara!.ldap_dn, DN.lara);
+      assert.equal(lara!.is_superuser, true);
+    });
+
+    it('look-alike spellings (fullwidth, mathematical bold, script ℓ) log in as lara\'s own account: same id, no new user', async () => {
+      const lara = (await user('lara'))!;
+      const before = await userCount();
+      for (const name of LOOK_ALIKES) {
+        const form = await sessionUser(name);
+        assert.equal(form.status, 302, name);
+        assert.deepEqual([form.user!.id, form.user!.username], [lara.id, 'lara'], name);
+        const api = await basicAs(name).expect(200);
+        assert.deepEqual([api.body.results[0].id, api.body.results[0].username], [lara.id, 'lara'], name);
+      }
+      assert.equal(await userCount(), before, 'no user was created');
+      const bySpelling = await t.http().get(`/api/v2/users/?ldap_dn=${encodeURIComponent(DN.lara)}`).set('Authorization', ADMIN).expect(200);
+      assert.equal(bySpelling.body.count, 1, 'one account holds the entry');
+      // The explainer reads the name as a login does.
+      const explained = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'ｌａｒａ', password: PASSWORDS.lara }).expect(200);
+      assert.equal(explained.body.would_login, true);
+      assert.match(explained.body.steps.join('\n'), new RegExp(`"lara" is an LDAP user here \\(id ${String(lara.id)},`));
+    });
+
+    it('a deactivated lara is refused under every spelling, and no spelling mints an active account', async () => {
+      const lara = (await user('lara'))!;
+      const before = await userCount();
+      await t.settings({ LOGIN_FAILURES_ALLOWED: 50 });
+      await t.http().patch(`/api/v2/users/${String(lara.id)}/`).set('Authorization', ADMIN).send({ is_active: false }).expect(200);
+      try {
+        for (const name of ['lara', ...LOOK_ALIKES]) {
+          const form = await sessionUser(name);
+          assert.equal(form.status, 401, name);
+          assert.match(form.text, new RegExp(`role="alert">${LOGIN_FAILED.replace(/\./g, '\\.')}`), name);
+          const api = await basicAs(name).expect(401);
+          assert.deepEqual(api.body, { detail: 'Invalid username/password.' }, name);
+        }
+        assert.equal(await userCount(), before, 'no user was created');
+        assert.equal((await user('lara'))!.is_active, false);
+      } finally {
+        await t.http().patch(`/api/v2/users/${String(lara.id)}/`).set('Authorization', ADMIN).send({ is_active: true }).expect(200);
+      }
+      try {
+        // Re-activated by a superuser, she logs in again (and the success clears this test's failures from the throttle).
+        await basicAs('lara').expect(200);
+      } finally {
+        await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
+      }
+    });
+
+    it('lara with a second factor still owes the second step under a look-alike spelling', async () => {
+      const laraAuth = basic('lara', PASSWORDS.lara);
+      const lara = (await user('lara'))!;
+      const { secret } = (await t.http().post('/api/v2/me/mfa/totp/').set('Authorization', laraAuth).send({}).expect(201)).body;
+      const code = await generate({ secret, epoch: Math.floor(t.clock.now().getTime() / 1000) });
+      await t.http().post('/api/v2/me/mfa/totp/confirm/').set('Authorization', laraAuth).send({ code }).expect(200);
+      try {
+        for (const name of LOOK_ALIKES) {
+          const form = await sessionUser(name);
+          assert.equal(form.status, 200, name);
+          assert.match(form.text, /<label for="code">Authentication code<\/label>/, name);
+          await form.agent.get('/api/v2/me/').expect(401);
+          const api = await basicAs(name).expect(401);
+          assert.deepEqual(api.body, { detail: 'This account uses two-step verification; use a token.' }, name);
+        }
+      } finally {
+        await t.http().delete(`/api/v2/users/${String(lara.id)}/mfa/`).set('Authorization', ADMIN).expect(204);
+      }
+    });
+
+    it('the entry decides, not the typed name: a search that also matches mail logs lara in as lara (found by ldap_dn)', async () => {
+      const lara = (await user('lara'))!;
+      const before = await userCount();
+      await configure({ AUTH_LDAP_USER_SEARCH: [PEOPLE, 'SCOPE_ONELEVEL', '(|(uid=%(user)s)(mail=%(user)s))'] });
+      try {
+        const form = await sessionUser('lara@example.org');
+        assert.equal(form.status, 302);
+        assert.deepEqual([form.user!.id, form.user!.username], [lara.id, 'lara']);
+        const api = await basicAs('LARA@example.org').expect(200);
+        assert.equal(api.body.results[0].id, lara.id);
+        assert.equal(await userCount(), before, 'no user was created');
+      } finally {
+        await configure({ AUTH_LDAP_USER_SEARCH: defaultDirectory(ldap).AUTH_LDAP_USER_SEARCH });
+      }
+    });
+
+    it('a look-alike of a local name is that local account: never sent to a directory, never a new user', async () => {
+      const before = await userCount();
+      const local = await t.http().get('/api/v2/me/').set('Authorization', basic('ｌｏｃａｌｕｓｅｒ', 'Local-own-pw-1')).expect(200);
+      assert.equal(local.body.results[0].username, 'localuser');
+      // The directory's localuser entry has its own password: it proves nothing here.
+      assert.equal((await formLogin(t, 'ｌｏｃａｌｕｓｅｒ', PASSWORDS.localuser)).status, 401);
+      await t.http().get('/api/v2/me/').set('Authorization', basic('ａｄｍｉｎ', ADMIN_PASSWORD)).expect(200);
+      assert.equal(await userCount(), before, 'no user was created');
     });
   });
 

@@ -119,6 +119,29 @@ describe('users (SPEC §8)', () => {
     await t.http().get('/api/v2/me/').set('Authorization', bob).expect(200);
   });
 
+  it('stores usernames NFKC-normalised: a look-alike of a taken name is a clash, never a second account (SPEC §14, issue 40)', async () => {
+    const count = async () => (await t.http().get('/api/v2/users/').set('Authorization', admin()).expect(200)).body.count as number;
+    const before = await count();
+    for (const name of ['ａｄｍｉｎ', '𝐚𝐝𝐦𝐢𝐧', 'ＢＯＢ']) {
+      const res = await t.http().post('/api/v2/users/').set('Authorization', admin()).send({ username: name, password: 'Xx-123456' }).expect(400);
+      assert.deepEqual(res.body, { username: ['A user with that username already exists.'] }, name);
+    }
+    assert.equal(await count(), before, 'no look-alike account');
+    // Control: a new name is stored in its one spelling, and any spelling of it logs in as that account.
+    const created = await t.http().post('/api/v2/users/').set('Authorization', admin()).send({ username: 'ｆｒａｎｋ', password: 'Frank-pass-1' }).expect(201);
+    assert.equal(created.body.username, 'frank');
+    const url = `/api/v2/users/${String(created.body.id)}/`;
+    const clash = await t.http().patch(url).set('Authorization', admin()).send({ username: '𝐚𝐝𝐦𝐢𝐧' }).expect(400);
+    assert.deepEqual(clash.body, { username: ['A user with that username already exists.'] });
+    assert.equal((await t.http().get(url).set('Authorization', admin()).expect(200)).body.username, 'frank', 'nothing changed');
+    const renamed = await t.http().patch(url).set('Authorization', admin()).send({ username: 'ｆｒａｎｋｉｅ' }).expect(200);
+    assert.equal(renamed.body.username, 'frankie');
+    for (const name of ['frankie', 'ｆｒａｎｋｉｅ']) {
+      const me = await t.http().get('/api/v2/me/').set('Authorization', basic(name, 'Frank-pass-1')).expect(200);
+      assert.equal(me.body.results[0].id, created.body.id, name);
+    }
+  });
+
   it('PUT requires the username; PATCH does not', async () => {
     const res = await t.http().put(`/api/v2/users/${bobId}/`).set('Authorization', admin()).send({ first_name: 'x' }).expect(400);
     assert.deepEqual(res.body, { username: ['This field is required.'] });

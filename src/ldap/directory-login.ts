@@ -155,7 +155,8 @@ export class DirectoryLogin {
     }
     note(`Bound as ${found.dn}: the password is right.`);
     const user = found.attributes ? (found as DirectoryUser) : await this.readUser(connection, config, found.dn, note);
-    const decision: DirectoryDecision = { ...base, attributes: mappedAttributes(config, user) };
+    // The entry's DN as the directory spells it (a DN template's is the typed name's): the account is found by it.
+    const decision: DirectoryDecision = { ...base, dn: user.dn, attributes: mappedAttributes(config, user) };
     const type = groupType(config.groupType, config.groupTypeParams);
     const groups = new Map<string, DirectoryEntry>();
     if (config.groupSearch) {

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
 import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
 import type { User } from '../users/user.entity';
-import { MAX_USERNAME, USERNAME } from '../users/usernames';
+import { MAX_USERNAME, normalizeUsername, USERNAME } from '../users/usernames';
 import { UserInput, UsersService } from '../users/users.service';
 import { DirectoryUnavailable } from './directory-connection';
 import { DirectoryDecision, DirectoryLogin } from './directory-login';
@@ -103,9 +103,15 @@ export class LdapLogins {
     return user ? { user, source: decision.directory! } : { refused: 'local_account_name', source: decision.directory };
   }
 
-  /** Creates the user at the first login, else brings its attributes, flags and DN in step; null if the name was taken meanwhile. */
+  /**
+   * One account per directory entry (SPEC §14): the user is the one that holds the entry the password was
+   * proven for, whatever name was typed (a directory matches names more loosely than the database does:
+   * Unicode case folding, a search by mail); else the user of the name; only else a new user, created at
+   * the first login. Brings its attributes, flags and DN in step; null if the name was taken meanwhile.
+   */
   private async apply(decision: DirectoryDecision, username: string, existing: User | null, trace: RequestTrace): Promise<User | null> {
-    if (existing) return this.refresh(existing, decision, trace);
+    const known = (await this.holderOf(decision.dn)) ?? existing;
+    if (known) return this.refresh(known, decision, trace);
     const input: Partial<UserInput> = { username: username.toLowerCase(), ldap_dn: decision.dn, ...this.fields(decision) };
     for (const [flag, value] of Object.entries(decision.flags)) input[flag as UserFlag] = value;
     try {
@@ -114,10 +120,15 @@ export class LdapLogins {
       return user;
     } catch (err) {
       if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
-      // Another login of the same name created it first (or a local user took the name): look again.
-      const holder = await this.users.findByUsernameIgnoringCase(username);
+      // Another login of the same entry or name created it first (or a local user took the name): look again.
+      const holder = (await this.holderOf(decision.dn)) ?? (await this.users.findByUsernameIgnoringCase(username));
       return holder?.externalAccount === LDAP_ACCOUNT ? this.refresh(holder, decision, trace) : null;
     }
+  }
+
+  /** The LDAP user that holds the entry `dn`, or null. */
+  private holderOf(dn: string | null): Promise<User | null> {
+    return dn ? this.users.findByLdapDn(LDAP_ACCOUNT, dn) : Promise.resolve(null);
   }
 
   private async refresh(user: User, decision: DirectoryDecision, trace: RequestTrace): Promise<User> {
@@ -145,7 +156,8 @@ export class LdapLogins {
    * groups, require/deny, each flag and the group behind it) and what would happen to the user. `server`
    * picks one directory; without it the directories are walked as a login walks them.
    */
-  async explain(server: DirectoryName | undefined, username: string, password: string): Promise<LdapExplanation> {
+  async explain(server: DirectoryName | undefined, typed: string, password: string): Promise<LdapExplanation> {
+    const username = normalizeUsername(typed); // as a login reads it
     const steps: string[] = [];
     const refused = (holder?: User | null): LdapExplanation => ({
       would_login: false,
@@ -181,20 +193,26 @@ export class LdapLogins {
       steps.push(`Directory ${err.directory} is unavailable (${err.reason}): a login would answer 503 "The login directory is unavailable; try again later.".`);
       return refused(holder);
     }
+    // The account a login would be: the entry's holder first (one account per entry), as apply() decides.
+    const entryHolder = decision.refusal ? null : await this.holderOf(decision.dn);
+    if (entryHolder && entryHolder.id !== holder?.id) {
+      steps.push(`The entry ${decision.dn} is held by the LDAP user "${entryHolder.username}" (id ${entryHolder.id}): the login would be that user's.`);
+    }
+    const target = entryHolder ?? holder;
     const flags = {
-      is_superuser: decision.flags.is_superuser ?? !!holder?.isSuperuser,
-      is_system_auditor: decision.flags.is_system_auditor ?? !!holder?.isSystemAuditor,
+      is_superuser: decision.flags.is_superuser ?? !!target?.isSuperuser,
+      is_system_auditor: decision.flags.is_system_auditor ?? !!target?.isSystemAuditor,
     };
     const answer = { dn: decision.dn, groups: decision.groups, flags, steps };
     if (decision.refusal) {
       steps.push(`Verdict: refused (${decision.refusal}${decision.detail ? `: ${decision.detail}` : ''}); the user would see the wrong-password answer.`);
       return { would_login: false, ...answer };
     }
-    if (holder && !holder.isActive) {
-      steps.push(`Verdict: refused: the user "${holder.username}" is inactive here.`);
+    if (target && !target.isActive) {
+      steps.push(`Verdict: refused: the user "${target.username}" is inactive here.`);
       return { would_login: false, ...answer };
     }
-    steps.push(`Verdict: the login would succeed through directory ${decision.directory}. ${this.describeChanges(holder, decision, username)}`);
+    steps.push(`Verdict: the login would succeed through directory ${decision.directory}. ${this.describeChanges(target, decision, username)}`);
     return { would_login: true, ...answer };
   }
 

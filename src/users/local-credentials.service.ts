@@ -8,6 +8,7 @@ import { AccountPolicy } from './account-policy';
 import { LoginThrottle, pairKey, Reservation, ThrottleRow } from './login-throttle.service';
 import { BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
+import { normalizeUsername } from './usernames';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
@@ -78,7 +79,9 @@ export class LocalCredentialsService {
    * verified against the user's current hash (`cache`) costs the one lookup and nothing more: basic auth's
    * repeat requests are a hot path.
    */
-  check(attempt: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
+  check(typed: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
+    // Before anything else (SPEC §14): the lookup, the throttle and every backend see one spelling of a name.
+    const attempt = { ...typed, username: normalizeUsername(typed.username) };
     const { username, password, clientIp } = attempt;
     // With no other backend, nothing but a local password could prove anyone: refused before any lookup.
     // A configured directory keeps its users logging in while local authentication is off (SPEC §14).

@@ -4,9 +4,19 @@ export const MAX_USERNAME = 150;
 /** How many of `name`, `name-2`... a new external user tries before giving up. */
 export const MAX_SUFFIX_TRIES = 100;
 
+/**
+ * The one reading of a username (SPEC §14), typed at a login or stored through the users API: NFKC, so
+ * that `ｌａｒａ`, `𝐥𝐚𝐫𝐚` and `ℓara` are `lara` here as they are to a directory (RFC 4518 prepares names
+ * with NFKC before comparing them). Otherwise a look-alike would miss the account it resembles, and a
+ * directory would still bind it as that account's entry: a second account for one person.
+ */
+export function normalizeUsername(raw: string): string {
+  return raw.normalize('NFKC');
+}
+
 /** `raw` reduced to the characters a username may hold (an SSO identity's name, an application's name). */
 export function cleanUsername(raw: string | undefined): string {
-  return (raw ?? '').normalize('NFKC').replace(/[^\p{L}\p{N}@.+\-_]/gu, '').slice(0, MAX_USERNAME);
+  return normalizeUsername(raw ?? '').replace(/[^\p{L}\p{N}@.+\-_]/gu, '').slice(0, MAX_USERNAME);
 }
 
 /** The n-th candidate for a name: `base`, then `base-2`, `base-3`..., cut to fit. */

@@ -60,6 +60,19 @@ export class UsersRepository {
     return this.users.createQueryBuilder('u').where('LOWER(u.username) = LOWER(:username)', { username }).getOne();
   }
 
+  /**
+   * The oldest user of `account` whose `ldap_dn` is `dn` without regard to case (an entry held twice, by rows
+   * made before issue 40, answers as its first account). No index: asked once per directory login, which
+   * costs a directory round trip anyway, never on basic auth's repeat path.
+   */
+  findByLdapDn(account: string, dn: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .where('u.external_account = :account AND LOWER(u.ldap_dn) = LOWER(:dn)', { account, dn })
+      .orderBy('u.id', 'ASC')
+      .getOne();
+  }
+
   count(): Promise<number> {
     return this.users.count();
   }

@@ -11,7 +11,7 @@ import { passwordProblems } from './password-policy';
 import { SERVICE_ACCOUNT } from './account-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
-import { MAX_USERNAME, MAX_SUFFIX_TRIES, USERNAME, withSuffix } from './usernames';
+import { MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withSuffix } from './usernames';
 import { UsersRepository } from './users.repository';
 import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
@@ -48,8 +48,9 @@ export class UsersService {
     return this.users.findById(id);
   }
 
-  /** Usernames are matched exactly as typed, on MySQL's case-insensitive collation too. */
-  async findByUsername(username: string): Promise<User | null> {
+  /** Usernames are matched exactly as typed (once normalised, SPEC §14), on MySQL's case-insensitive collation too. */
+  async findByUsername(typed: string): Promise<User | null> {
+    const username = normalizeUsername(typed);
     if (!username || username.length > 150) return null;
     const user = await this.users.findByUsername(username);
     return user && user.username === username ? user : null;
@@ -59,6 +60,11 @@ export class UsersService {
   async findByUsernameIgnoringCase(username: string): Promise<User | null> {
     if (!username || username.length > 150) return null;
     return this.users.findByUsernameIgnoringCase(username);
+  }
+
+  /** The user of a password backend's `account` that holds directory entry `dn` (SPEC §14: one account per entry), or null. */
+  findByLdapDn(account: string, dn: string): Promise<User | null> {
+    return this.users.findByLdapDn(account, dn);
   }
 
   async getOr404(id: number): Promise<User> {
@@ -118,8 +124,12 @@ export class UsersService {
     if (problems.length) throw new FieldErrors({ password: problems });
   }
 
-  /** `skipPasswordPolicy`: the management commands' `--skip-policy`, an administrator's explicit choice. */
-  async create(input: Partial<UserInput>, trace: RequestTrace, extra: { externalAccount?: string | null; skipPasswordPolicy?: boolean } = {}): Promise<User> {
+  /**
+   * `skipPasswordPolicy`: the management commands' `--skip-policy`, an administrator's explicit choice.
+   * The name is stored NFKC-normalised (SPEC §14), so `ａｄｍｉｎ` is `admin`: a clash, never a look-alike account.
+   */
+  async create(given: Partial<UserInput>, trace: RequestTrace, extra: { externalAccount?: string | null; skipPasswordPolicy?: boolean } = {}): Promise<User> {
+    const input = withNormalizedName(given);
     const errors: Record<string, string[]> = {};
     const usernameProblem = input.username === undefined ? REQUIRED : await this.checkUsername(input.username);
     if (usernameProblem) errors.username = [usernameProblem];
@@ -174,7 +184,8 @@ export class UsersService {
    * Applies a validated change. A new password ends the user's other sessions (the caller's own,
    * `keepSessionId`, survives); deactivation ends every session and token.
    */
-  async update(user: User, input: Partial<UserInput>, trace: RequestTrace, keepSessionId?: number, skipPasswordPolicy = false): Promise<User> {
+  async update(user: User, given: Partial<UserInput>, trace: RequestTrace, keepSessionId?: number, skipPasswordPolicy = false): Promise<User> {
+    const input = withNormalizedName(given);
     const errors: Record<string, string[]> = {};
     if (input.username !== undefined && input.username !== user.username) {
       const problem = await this.checkUsername(input.username, user.id);
@@ -217,7 +228,8 @@ export class UsersService {
    * What the API may not change on a backend's user (SPEC §14): the fields the directory owns, each a 400
    * `Unable to change <field> on user managed by LDAP.` when the request would change it (AWX's wording).
    */
-  refuseManagedChanges(user: User, input: Partial<UserInput>): void {
+  refuseManagedChanges(user: User, given: Partial<UserInput>): void {
+    const input = withNormalizedName(given);
     const backend = this.backends.forAccount(user.externalAccount);
     if (!backend) return;
     const current: Record<string, unknown> = {
@@ -248,8 +260,9 @@ export class UsersService {
    * First start with no users: create the superuser. No fixed default password exists; without
    * ADMIN_PASSWORD a strong one is generated and returned for printing once.
    */
-  async ensureBootstrapAdmin(username: string, password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
+  async ensureBootstrapAdmin(configured: string, password?: string): Promise<{ created: boolean; generatedPassword?: string }> {
     if ((await this.count()) > 0) return { created: false };
+    const username = normalizeUsername(configured);
     const generated = password ? undefined : randomBytes(18).toString('base64url');
     const hash = await this.hasher.hash(password ?? generated!);
     const now = this.clock.now();
@@ -265,6 +278,11 @@ export class UsersService {
     }
     return { created: true, generatedPassword: generated };
   }
+}
+
+/** The input with its username, when it has one, as every other path reads it (SPEC §14). */
+function withNormalizedName(input: Partial<UserInput>): Partial<UserInput> {
+  return typeof input.username === 'string' ? { ...input, username: normalizeUsername(input.username) } : input;
 }
 
 function managedMessage(field: string, label: string): string {
