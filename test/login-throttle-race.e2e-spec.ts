@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { LoginThrottle } from '../src/users/login-throttle.service';
+import { LoginThrottle, ThrottledCheck } from '../src/users/login-throttle.service';
 import { cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
@@ -87,16 +87,18 @@ describe('login throttle under concurrency (SPEC §12)', () => {
 
   it('a success forgives the failures before it, not those of attempts beside it', async () => {
     const throttle = t.app.get(LoginThrottle);
-    const pair = ['mixed', '198.51.100.5'] as const;
-    await throttle.failed(await throttle.reserve(...pair)); // a failure before the success
-    const success = await throttle.reserve(...pair);
-    assert.equal(success.failuresBefore, 1);
-    const beside = [await throttle.reserve(...pair), await throttle.reserve(...pair)];
-    for (const attempt of beside) await throttle.failed(attempt);
-    await throttle.succeeded(success);
+    const check: ThrottledCheck = { pairs: [['mixed', '198.51.100.5']], rightForgives: true };
+    const wrong = () => throttle.attempt(check, async () => false, (right) => (right ? 'right' : 'wrong'));
+    await wrong(); // a failure before the success
+    const success = inFlight(throttle, check);
+    await success.checking;
+    const beside = [inFlight(throttle, check), inFlight(throttle, check)];
+    await Promise.all(beside.map((b) => b.checking));
+    for (const attempt of beside) await attempt.finish(false);
+    await success.finish(true);
     // The two failures beside the success stay counted: three more attempts, then 429.
-    for (let i = 0; i < 3; i++) await throttle.failed(await throttle.reserve(...pair));
-    await assert.rejects(throttle.reserve(...pair), (err: Error) => err.name === 'Throttled');
+    for (let i = 0; i < 3; i++) await wrong();
+    await assert.rejects(wrong(), (err: Error) => err.name === 'Throttled');
   });
 
   it(`${ATTEMPTS} parallel right passwords from one address all succeed (successful logins are never refused)`, async () => {
@@ -131,3 +133,13 @@ describe('login throttle across two service processes (SPEC §12, §18)', () => 
     assert.deepEqual(tally(answers.map((a) => a.status), 401), { verified: ALLOWED, throttled: ATTEMPTS - ALLOWED, other: 0 });
   });
 });
+
+/** An attempt held in flight: `checking` once its pair is counted and its check runs; `finish` gives the verdict. */
+function inFlight(throttle: LoginThrottle, check: ThrottledCheck): { checking: Promise<void>; finish(right: boolean): Promise<boolean> } {
+  let started!: () => void;
+  let decide!: (right: boolean) => void;
+  const checking = new Promise<void>((resolve) => (started = resolve));
+  const verdict = new Promise<boolean>((resolve) => (decide = resolve));
+  const done = throttle.attempt(check, () => (started(), verdict), (right) => (right ? 'right' : 'wrong'));
+  return { checking, finish: (right) => (decide(right), done) };
+}

@@ -96,9 +96,8 @@ export class SecondStepController {
 
   /** Runs an attempt under the user's throttle; undefined when the throttle refused it (the 429 page is sent). */
   private async counted<T>(req: Request, res: Response, user: User, attempt: () => Promise<T>): Promise<T | undefined> {
-    let reservation;
     try {
-      reservation = await this.throttle.reserve(`mfa:${user.id}`, '');
+      return await this.throttle.attempt({ pairs: [[`mfa:${user.id}`, '']], rightForgives: true }, attempt, (result) => (result ? 'right' : 'wrong'));
     } catch (err) {
       if (!(err instanceof Throttled)) throw err;
       this.logger.warn({ event: 'login_throttled', method: 'second_step', username: user.username, client_ip: clientIp(req), retry_after: err.retryAfter, ...traceOf(req) });
@@ -106,13 +105,6 @@ export class SecondStepController {
       sendLoginPage(res, 429, { csrfToken: this.csrf.ensureCookie(req, res), next: '', message: err.detail, providers: this.providers.list() });
       return undefined;
     }
-    let result: T | undefined;
-    try {
-      result = await attempt();
-    } finally {
-      await (result ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
-    }
-    return result;
   }
 
   private expired(req: Request, res: Response, next: string): void {

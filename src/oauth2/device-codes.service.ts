@@ -11,7 +11,8 @@ import { DEVICE_CODE_SWEEP_BATCH, DeviceCodesRepository } from '../tokens/device
 import { revokedByCutoff } from '../tokens/revocation-cutoff.entity';
 import { newSecret, secretHash } from '../tokens/token-secrets';
 import { AccountPolicy, AccountRefusal } from '../users/account-policy';
-import { LoginThrottle, Reservation } from '../users/login-throttle.service';
+import { Throttled } from '../common/errors';
+import { LoginThrottle, ThrottledCheck } from '../users/login-throttle.service';
 import type { User } from '../users/user.entity';
 import { formatUserCode, newUserCode, normaliseUserCode } from './user-codes';
 
@@ -118,25 +119,14 @@ export class DeviceCodes {
    * codes of its own.
    */
   async lookUp(typed: unknown, userId: number, clientIp: string, trace: RequestTrace): Promise<DeviceLookup> {
-    const reservations: Reservation[] = [];
-    try {
-      reservations.push(await this.throttle.reserve(GUESSES_FROM_ADDRESS, clientIp));
-      reservations.push(await this.throttle.reserve(guessesOfUser(userId), ANY_ADDRESS));
-    } catch (err) {
-      await Promise.all(reservations.map((r) => this.throttle.release(r)));
-      this.logger.warn({ event: 'device_code_throttled', user_id: userId, client_ip: clientIp, ...trace });
-      throw err;
-    }
+    const guesses: ThrottledCheck = { pairs: [[GUESSES_FROM_ADDRESS, clientIp], [guessesOfUser(userId), ANY_ADDRESS]], rightForgives: false };
     let found: DeviceLookup;
     try {
-      found = await this.find(typed);
+      found = await this.throttle.attempt(guesses, () => this.find(typed), (lookup) => ('refused' in lookup ? 'wrong' : 'right'));
     } catch (err) {
-      // The database failed, not the guess: nothing to count.
-      await Promise.all(reservations.map((r) => this.throttle.release(r)));
+      if (err instanceof Throttled) this.logger.warn({ event: 'device_code_throttled', user_id: userId, client_ip: clientIp, ...trace });
       throw err;
     }
-    const wrong = 'refused' in found;
-    await Promise.all(reservations.map((r) => (wrong ? this.throttle.failed(r) : this.throttle.release(r))));
     if ('refused' in found) this.logger.warn({ event: 'device_code_refused', reason: found.refused, user_id: userId, client_ip: clientIp, ...trace });
     return found;
   }

@@ -5,7 +5,7 @@ import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
-import { LoginThrottle, pairKey, Reservation, ThrottleRow } from './login-throttle.service';
+import { LoginThrottle, pairKey, ThrottledCheck, ThrottleRow } from './login-throttle.service';
 import { BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
 import { normalizeUsername } from './usernames';
@@ -112,15 +112,11 @@ export class LocalCredentialsService {
 
   /** A password not seen before: counted by the throttle before it is verified (SPEC §12). */
   private async verifyNew(attempt: CredentialCheck, candidate: User | null, cache?: RepeatCache, key?: string): Promise<User> {
-    const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp);
-    let refused: PasswordRefusal | null = 'invalid_credentials';
-    try {
-      const verified = !!(await this.users.verifyPasswordOf(candidate, attempt.password));
-      refused = passwordRefusal(this.policy, { user: candidate, verified });
-    } finally {
-      // An attempt that could not be verified (a database error) counts as a failure, never as nothing.
-      await (refused ? this.throttle.failed(reservation) : this.throttle.succeeded(reservation));
-    }
+    const refused = await this.throttle.attempt(
+      this.pairOf(attempt),
+      async () => passwordRefusal(this.policy, { user: candidate, verified: !!(await this.users.verifyPasswordOf(candidate, attempt.password)) }),
+      (refusal) => (refusal ? 'wrong' : 'right'),
+    );
     if (refused || !candidate) {
       this.fail(attempt, refused ?? 'invalid_credentials');
       throw new AuthError(refused ?? 'invalid_credentials');
@@ -130,22 +126,26 @@ export class LocalCredentialsService {
   }
 
   /**
-   * A name that is no local account's, or an account of a password backend (an LDAP user): asked of the
-   * backends, counted by the throttle like any password. A name that belongs to a local, SSO or service
-   * account in any case is never sent to a backend (SPEC §14: no takeover): it is refused as a wrong
-   * password, after the same hashing time. A backend that cannot be asked ends the attempt uncounted: 503.
+   * A name that is no local account's, or an account of a password method (a directory's user): asked of
+   * the methods, counted by the throttle like any password. A name that belongs to a local, SSO or service
+   * account in any case is never sent to a method (SPEC §14: no takeover): it is refused as a wrong
+   * password, after the same hashing time. A method that cannot be asked ends the attempt uncounted: 503.
    */
   private async verifyExternal(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[], cache?: RepeatCache, key?: string): Promise<User> {
-    const reservation = await this.throttle.reserve(attempt.username, attempt.clientIp);
-    let outcome: BackendOutcome = { refused: 'unknown_user', source: null };
+    let outcome: BackendOutcome;
+    let refused: PasswordRefusal | null;
     try {
-      outcome = await this.askBackends(attempt, candidate, backends);
+      ({ outcome, refused } = await this.throttle.attempt(
+        this.pairOf(attempt),
+        async () => {
+          const asked = await this.askBackends(attempt, candidate, backends);
+          return { outcome: asked, refused: 'user' in asked ? passwordRefusal(this.policy, { user: asked.user, verified: true }) : ('invalid_credentials' as const) };
+        },
+        (result) => (result.refused ? 'wrong' : 'right'),
+      ));
     } catch (err) {
-      await this.settle(reservation, err);
       throw err instanceof PasswordBackendUnavailable ? this.unavailable(attempt, err) : err;
     }
-    const refused = 'user' in outcome ? passwordRefusal(this.policy, { user: outcome.user, verified: true }) : 'invalid_credentials';
-    await (refused ? this.throttle.failed(reservation) : this.throttle.succeeded(reservation));
     if (refused || !('user' in outcome)) {
       const reason = 'refused' in outcome ? outcome.refused : refused;
       this.fail(attempt, refused ?? 'invalid_credentials', { source: outcome.source, reason });
@@ -154,6 +154,11 @@ export class LocalCredentialsService {
     const ttl = this.backends.forAccount(outcome.user.externalAccount)?.repeatTtlMs() ?? 0;
     if (cache && key && ttl > 0) cache.remember(key, outcome.user.password, ttl);
     return this.succeeded(attempt, outcome.user, outcome.source);
+  }
+
+  /** The throttle's counter of an attempt: the typed name from the client's address (SPEC §12). */
+  private pairOf(attempt: Attempt): ThrottledCheck {
+    return { pairs: [[attempt.username, attempt.clientIp]], rightForgives: true };
   }
 
   private async askBackends(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[]): Promise<BackendOutcome> {
@@ -173,11 +178,6 @@ export class LocalCredentialsService {
       if ('user' in outcome || outcome.source !== null) return outcome;
     }
     return outcome;
-  }
-
-  /** An attempt that ended in an error: undecided when a backend could not be asked, else a failure (never nothing). */
-  private settle(reservation: Reservation, err: unknown): Promise<void> {
-    return err instanceof PasswordBackendUnavailable ? this.throttle.release(reservation) : this.throttle.failed(reservation);
   }
 
   private unavailable(attempt: Attempt, err: PasswordBackendUnavailable): ServiceUnavailable {
@@ -211,13 +211,13 @@ export class LocalCredentialsService {
    */
   async confirmCurrent(user: User, password: string, clientIp: string, trace: RequestTrace): Promise<boolean> {
     const attempt: Attempt = { username: user.username, clientIp, path: 'password_change', trace };
-    const reservation = await this.counted(attempt, () => this.throttle.reserve(user.username, clientIp));
-    let ok = false;
-    try {
-      ok = !passwordRefusal(this.policy, { user, verified: !!(await this.users.verifyPasswordOf(user, password)) });
-    } finally {
-      await (ok ? this.throttle.succeeded(reservation) : this.throttle.failed(reservation));
-    }
+    const ok = await this.counted(attempt, () =>
+      this.throttle.attempt(
+        this.pairOf(attempt),
+        async () => !passwordRefusal(this.policy, { user, verified: !!(await this.users.verifyPasswordOf(user, password)) }),
+        (right) => (right ? 'right' : 'wrong'),
+      ),
+    );
     if (!ok) this.fail(attempt, 'invalid_credentials');
     return ok;
   }

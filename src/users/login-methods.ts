@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestTrace } from '../common/request-context';
 import { SettingsService } from '../settings/settings.service';
 import { SERVICE_ACCOUNT } from './account-policy';
+import type { WithoutVerdict } from './login-throttle.service';
 import type { User } from './user.entity';
 
 /** SPEC §14: the answer while a directory cannot be reached (or TLS with it fails). */
@@ -23,7 +24,8 @@ export interface BackendAttempt {
 export type BackendOutcome = { user: User; source: string } | { refused: string; source: null | string };
 
 /** No source of the method could be asked (an outage, a TLS failure): a 503, not counted by the throttle. */
-export class PasswordBackendUnavailable extends Error {
+export class PasswordBackendUnavailable extends Error implements WithoutVerdict {
+  readonly withoutVerdict = true;
   constructor(
     readonly source: string,
     readonly reason: string,

@@ -18,6 +18,32 @@ export interface Reservation {
   failuresBefore: number;
 }
 
+/** What a throttled check made of the secret it was given. */
+export type Verdict = 'right' | 'wrong';
+
+/**
+ * One throttled check (`LoginThrottle.attempt`): the counters it is counted against, each a (name, address)
+ * pair, and whether a right secret forgives the failures before it (a password does; a device code, which
+ * proves nothing about the guesses before it, does not).
+ */
+export interface ThrottledCheck {
+  pairs: [name: string, clientIp: string][];
+  rightForgives: boolean;
+}
+
+/**
+ * An error that ends an attempt without a verdict on its secret because something outside could not be
+ * asked (a password method's server: SPEC §14's 503): the attempt counts as nothing. Every other error, a
+ * database fault included, counts as a failure: a guesser must never gain a free try from an error.
+ */
+export interface WithoutVerdict {
+  readonly withoutVerdict: true;
+}
+
+export function isWithoutVerdict(err: unknown): err is WithoutVerdict {
+  return typeof err === 'object' && err !== null && (err as Partial<WithoutVerdict>).withoutVerdict === true;
+}
+
 /** How long an attempt waits for attempts of its pair being verified right now, polling at this pace. */
 const WAIT_MS = 10_000;
 const POLL_MS = 20;
@@ -45,7 +71,7 @@ export class LoginThrottle {
   ) {}
 
   /** Counts an attempt before its password is checked; throws Throttled when the pair has no attempts left. */
-  async reserve(username: string, clientIp: string): Promise<Reservation> {
+  private async reserve(username: string, clientIp: string): Promise<Reservation> {
     const key = pairKey(username, clientIp);
     const started = Date.now();
     for (;;) {
@@ -62,13 +88,41 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * The one way a secret is checked under the throttle (issue 39): every pair reserved before the check (a
+   * refused pair releases those already reserved and throws Throttled), then each settled by one rule: a
+   * wrong secret is a failure; a right one forgives the failures before it, or counts as nothing when
+   * `rightForgives` is false; an error without a verdict (`isWithoutVerdict`) counts as nothing; any other
+   * error is a failure.
+   */
+  async attempt<T>(check: ThrottledCheck, run: () => Promise<T>, judge: (result: T) => Verdict): Promise<T> {
+    const reservations: Reservation[] = [];
+    try {
+      for (const [name, clientIp] of check.pairs) reservations.push(await this.reserve(name, clientIp));
+    } catch (err) {
+      await Promise.all(reservations.map((r) => this.release(r)));
+      throw err;
+    }
+    let settle: (r: Reservation) => Promise<void> = (r) => this.failed(r);
+    try {
+      const result = await run();
+      if (judge(result) === 'right') settle = (r) => (check.rightForgives ? this.succeeded(r) : this.release(r));
+      return result;
+    } catch (err) {
+      if (isWithoutVerdict(err)) settle = (r) => this.release(r);
+      throw err;
+    } finally {
+      await Promise.all(reservations.map(settle));
+    }
+  }
+
   /** The password was wrong: the attempt becomes a failure of its window. */
-  failed(reservation: Reservation): Promise<void> {
+  private failed(reservation: Reservation): Promise<void> {
     return this.repository.recordFailure(reservation.id);
   }
 
   /** The password was right: the attempt ends and the failures before it are forgiven (same window only). */
-  succeeded(reservation: Reservation): Promise<void> {
+  private succeeded(reservation: Reservation): Promise<void> {
     return this.repository.recordSuccess(reservation.id, reservation.windowStart, reservation.failuresBefore);
   }
 
@@ -77,7 +131,7 @@ export class LoginThrottle {
    * device user code was right, which proves nothing about the guesses before it. One fewer pending,
    * neither a failure counted nor one forgiven.
    */
-  release(reservation: Reservation): Promise<void> {
+  private release(reservation: Reservation): Promise<void> {
     return this.repository.releasePending(reservation.id);
   }
 
