@@ -8,10 +8,11 @@ import { SettingsService } from '../settings/settings.service';
 import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
 import type { User } from '../users/user.entity';
 import { MAX_USERNAME, normalizeUsername, USERNAME } from '../users/usernames';
-import { UserInput, UsersService } from '../users/users.service';
+import { UsersService } from '../users/users.service';
+import { Provisioning, ProvisioningInput } from '../users/provisioning';
 import { DirectoryUnavailable } from './directory-connection';
 import { DirectoryDecision, DirectoryLogin } from './directory-login';
-import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, settingPrefix, UserField, UserFlag } from './ldap-settings';
+import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, settingPrefix } from './ldap-settings';
 
 export const LDAP_ACCOUNT = 'ldap';
 
@@ -24,9 +25,6 @@ export interface LdapExplanation {
   steps: string[];
 }
 
-const FIELD_OF: Record<UserField, keyof User> = { first_name: 'firstName', last_name: 'lastName', email: 'email' };
-const FLAG_OF: Record<UserFlag, keyof User> = { is_superuser: 'isSuperuser', is_system_auditor: 'isSystemAuditor' };
-const FIELD_MAX: Record<UserField, number> = { first_name: 150, last_name: 150, email: 254 };
 
 /**
  * LDAP logins (SPEC §14): the password backend behind LocalCredentialsService (which keeps local names
@@ -41,6 +39,7 @@ export class LdapLogins {
   constructor(
     private readonly settings: SettingsService,
     private readonly users: UsersService,
+    private readonly provisioning: Provisioning,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.login = new DirectoryLogin(trustedCas(config.extraCaCertsFile));
@@ -111,18 +110,15 @@ export class LdapLogins {
    */
   private async apply(decision: DirectoryDecision, username: string, existing: User | null, trace: RequestTrace): Promise<User | null> {
     const known = (await this.holderOf(decision.dn)) ?? existing;
-    if (known) return this.refresh(known, decision, trace);
-    const input: Partial<UserInput> = { username: username.toLowerCase(), ldap_dn: decision.dn, ...this.fields(decision) };
-    for (const [flag, value] of Object.entries(decision.flags)) input[flag as UserFlag] = value;
+    const input = this.provisioningInput(decision);
+    if (known) return this.provisioning.refresh(known, input, trace);
     try {
-      const user = await this.users.create(input, trace, { externalAccount: LDAP_ACCOUNT });
-      this.logger.log({ event: 'ldap_user_created', directory: decision.directory, user_id: user.id, username: user.username, ...trace });
-      return user;
+      return await this.provisioning.create(username.toLowerCase(), input, trace);
     } catch (err) {
       if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
       // Another login of the same entry or name created it first (or a local user took the name): look again.
       const holder = (await this.holderOf(decision.dn)) ?? (await this.users.findByUsernameIgnoringCase(username));
-      return holder?.externalAccount === LDAP_ACCOUNT ? this.refresh(holder, decision, trace) : null;
+      return holder?.externalAccount === LDAP_ACCOUNT ? this.provisioning.refresh(holder, input, trace) : null;
     }
   }
 
@@ -131,24 +127,16 @@ export class LdapLogins {
     return dn ? this.users.findByLdapDn(LDAP_ACCOUNT, dn) : Promise.resolve(null);
   }
 
-  private async refresh(user: User, decision: DirectoryDecision, trace: RequestTrace): Promise<User> {
-    const changes: Partial<UserInput> = {};
-    for (const [field, value] of Object.entries(this.fields(decision)) as [UserField, string][]) {
-      if (user[FIELD_OF[field]] !== value) (changes as Record<string, unknown>)[field] = value;
-    }
-    for (const [flag, value] of Object.entries(decision.flags) as [UserFlag, boolean][]) {
-      if (user[FLAG_OF[flag]] !== value) changes[flag] = value;
-    }
-    if (decision.dn && user.ldapDn !== decision.dn) changes.ldap_dn = decision.dn;
-    if (!Object.keys(changes).length) return user;
-    this.logger.log({ event: 'ldap_user_updated', directory: decision.directory, user_id: user.id, fields: Object.keys(changes), ...trace });
-    return this.users.update(user, changes, trace);
-  }
-
-  private fields(decision: DirectoryDecision): Partial<Record<UserField, string>> {
-    const out: Partial<Record<UserField, string>> = {};
-    for (const [field, value] of Object.entries(decision.attributes) as [UserField, string][]) out[field] = value.slice(0, FIELD_MAX[field]);
-    return out;
+  /** What the directory said of the user, for the one provisioning step: mapped attributes, group flags, the entry's DN. */
+  private provisioningInput(decision: DirectoryDecision): ProvisioningInput {
+    return {
+      account: LDAP_ACCOUNT,
+      source: { directory: decision.directory ?? '' },
+      event: 'ldap',
+      fields: decision.attributes,
+      flags: decision.flags,
+      owned: decision.dn ? { ldap_dn: decision.dn } : {},
+    };
   }
 
   /**
@@ -217,16 +205,8 @@ export class LdapLogins {
   }
 
   private describeChanges(holder: User | null, decision: DirectoryDecision, username: string): string {
-    if (!holder) return `It would create the user "${username.toLowerCase()}" (external_account "ldap", ldap_dn ${decision.dn}).`;
-    const changes: string[] = [];
-    for (const [field, value] of Object.entries(this.fields(decision)) as [UserField, string][]) {
-      if (holder[FIELD_OF[field]] !== value) changes.push(`${field} "${String(holder[FIELD_OF[field]])}" → "${value}"`);
-    }
-    for (const [flag, value] of Object.entries(decision.flags) as [UserFlag, boolean][]) {
-      if (holder[FLAG_OF[flag]] !== value) changes.push(`${flag} ${value ? 'set' : 'cleared'}`);
-    }
-    if (decision.dn && holder.ldapDn !== decision.dn) changes.push(`ldap_dn → ${decision.dn}`);
-    return changes.length ? `It would update "${holder.username}": ${changes.join(', ')}.` : `"${holder.username}" is already in step with the directory.`;
+    const input = this.provisioningInput(decision);
+    return this.provisioning.describe(holder, this.provisioning.plan(holder, input), username.toLowerCase(), LDAP_ACCOUNT);
   }
 }
 

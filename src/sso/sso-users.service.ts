@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -6,7 +6,8 @@ import { isUniqueViolation } from '../database/errors';
 import { AccountPolicy, AccountRefusal } from '../users/account-policy';
 import { User } from '../users/user.entity';
 import { cleanUsername } from '../users/usernames';
-import { UserInput, UsersService } from '../users/users.service';
+import { UsersService } from '../users/users.service';
+import { Provisioning, ProvisioningInput } from '../users/provisioning';
 import type { ExternalIdentity } from './external-identity';
 import { SocialAuth } from './social-auth.entity';
 import { SSO_ACCOUNT } from './sso-login-method';
@@ -27,11 +28,10 @@ const SSO_REFUSALS: Record<AccountRefusal, string> = {
  */
 @Injectable()
 export class SsoUsers {
-  private readonly logger = new Logger('sso');
-
   constructor(
     @InjectRepository(SocialAuth) private readonly links: Repository<SocialAuth>,
     private readonly users: UsersService,
+    private readonly provisioning: Provisioning,
     private readonly policy: AccountPolicy,
     private readonly clock: Clock,
   ) {}
@@ -57,14 +57,7 @@ export class SsoUsers {
 
   private async createLinked(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const base = cleanUsername(identity.username) || cleanUsername(identity.email?.split('@')[0]) || 'user';
-    const input: Partial<UserInput> = {
-      first_name: (identity.firstName ?? '').slice(0, 150),
-      last_name: (identity.lastName ?? '').slice(0, 150),
-      email: (identity.email ?? '').slice(0, 254),
-      is_superuser: identity.isSuperuser ?? false,
-      is_system_auditor: identity.isSystemAuditor ?? false,
-    };
-    const user = await this.users.createWithFreeUsername(base, input, trace, { externalAccount: SSO_ACCOUNT });
+    const user = await this.provisioning.createWithFreeUsername(base, provisioningInput(identity), trace);
     if (!user) throw new SsoFailure('no_identity', 'no free username');
     try {
       await this.links.insert({ userId: user.id, provider: identity.provider, uid: identity.uid, created: this.clock.now() });
@@ -74,22 +67,22 @@ export class SsoUsers {
       await this.users.remove(user, trace);
       return this.resolve(identity, trace);
     }
-    this.logger.log({ event: 'sso_user_created', provider: identity.provider, user_id: user.id, username: user.username, ...trace });
     return user;
   }
 
   /** Names and email follow the provider when it sends them; mapped flags follow the attributes. */
-  private async refresh(user: User, identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
-    const changes: Partial<UserInput> = {};
-    if (identity.firstName !== undefined && identity.firstName.slice(0, 150) !== user.firstName) changes.first_name = identity.firstName.slice(0, 150);
-    if (identity.lastName !== undefined && identity.lastName.slice(0, 150) !== user.lastName) changes.last_name = identity.lastName.slice(0, 150);
-    if (identity.email !== undefined && identity.email.slice(0, 254) !== user.email) changes.email = identity.email.slice(0, 254);
-    if (identity.isSuperuser !== undefined && identity.isSuperuser !== user.isSuperuser) changes.is_superuser = identity.isSuperuser;
-    if (identity.isSystemAuditor !== undefined && identity.isSystemAuditor !== user.isSystemAuditor) {
-      changes.is_system_auditor = identity.isSystemAuditor;
-    }
-    if (!Object.keys(changes).length) return user;
-    this.logger.log({ event: 'sso_user_updated', provider: identity.provider, user_id: user.id, fields: Object.keys(changes), ...trace });
-    return this.users.update(user, changes, trace);
+  private refresh(user: User, identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
+    return this.provisioning.refresh(user, provisioningInput(identity), trace);
   }
+}
+
+/** What the provider said of the user, for the one provisioning step (only what it sent is kept in step). */
+function provisioningInput(identity: ExternalIdentity): ProvisioningInput {
+  return {
+    account: SSO_ACCOUNT,
+    source: { provider: identity.provider },
+    event: 'sso',
+    fields: { first_name: identity.firstName, last_name: identity.lastName, email: identity.email },
+    flags: { is_superuser: identity.isSuperuser, is_system_auditor: identity.isSystemAuditor },
+  };
 }

@@ -72,7 +72,7 @@ describe('SSO login rule', () => {
   function ssoUsers(found: User, asked: CredentialKind[], values: Record<string, unknown> = {}): SsoUsers {
     const links = { findOneBy: async () => ({ userId: found.id }) };
     const users = { findById: async () => found };
-    const s = new SsoUsers(links as never, users as never, policy(values, asked), undefined as never);
+    const s = new SsoUsers(links as never, users as never, undefined as never, policy(values, asked), undefined as never);
     // Past the rule a login refreshes the user's fields: the rule's verdict is what is tested here.
     (s as unknown as { refresh: (u: User) => Promise<User> }).refresh = async (u) => u;
     return s;

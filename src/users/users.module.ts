@@ -16,11 +16,12 @@ import { RevocationJob } from './revocation-job.entity';
 import { RevocationJobs } from './revocation-jobs';
 import { LoginMethods } from './login-methods';
 import { PasswordCheck } from './password-check.service';
+import { Provisioning } from './provisioning';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck],
+  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning],
 })
 export class UsersModule {}
