@@ -4,7 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
-import { registerApp } from './support/oauth2';
+import { redirectParams, registerApp } from './support/oauth2';
+import { NO_REQUEST } from '../src/common/request-context';
+import { PermissionDenied } from '../src/common/errors';
+import { ApplicationsService } from '../src/tokens/applications.service';
 
 const FIELDS = [
   'id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'name', 'description', 'client_id',
@@ -87,6 +90,62 @@ describe('OAuth 2 applications (SPEC §5)', () => {
     const own = await registerApp(t, alice, { client_type: 'public', authorization_grant_type: 'password' });
     await t.http().patch(`/api/v2/applications/${own.id}/`).set('Authorization', alice).send({ skip_authorization: true }).expect(403);
     await t.http().patch(`/api/v2/applications/${own.id}/`).set('Authorization', admin).send({ skip_authorization: true }).expect(200);
+  });
+
+  it('while skip_authorization is true only a superuser changes redirect_uris: its owner cannot re-point it (SPEC §5, issue 40)', async () => {
+    const home = 'https://alice.example.com/cb';
+    const evil = 'https://evil.example/steal';
+    const app = await registerApp(t, alice, { name: 'Alice portal', client_type: 'confidential', authorization_grant_type: 'authorization-code', redirect_uris: home });
+    secrets.push(app.clientSecret!);
+    const url = `/api/v2/applications/${app.id}/`;
+    // Control: an untrusted application's owner re-points it freely (the consent page names it to every user).
+    await t.http().patch(url).set('Authorization', alice).send({ redirect_uris: `${home} https://alice.example.com/two` }).expect(200);
+    await t.http().patch(url).set('Authorization', alice).send({ redirect_uris: home }).expect(200);
+    await t.http().patch(url).set('Authorization', admin).send({ skip_authorization: true }).expect(200);
+    const stored = async () => (await ds.query('SELECT name, description, redirect_uris FROM oauth2_application WHERE id = ?', [app.id]))[0] as Record<string, string>;
+    const before = await stored();
+    const attempts = [
+      () => t.http().patch(url).set('Authorization', alice).send({ redirect_uris: evil }),
+      () => t.http().patch(url).set('Authorization', alice).send({ redirect_uris: `${home} ${evil}` }),
+      () => t.http().patch(url).set('Authorization', alice).send({ name: 'Half', redirect_uris: evil }),
+      () => t.http().put(url).set('Authorization', alice).send({ name: 'Half', description: 'changed', redirect_uris: evil }),
+    ];
+    for (const attempt of attempts) {
+      const res = await attempt();
+      assert.equal(res.status, 403, JSON.stringify(res.body));
+      assert.deepEqual(res.body, { detail: 'You do not have permission to perform this action.' });
+    }
+    assert.deepEqual(await stored(), before, 'nothing of a refused change was written');
+    // The crafted link delivers no code to the attacker's address, not even a superuser's...
+    const crafted = `/api/o/authorize/?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: evil, state: 's' }).toString()}`;
+    const victim = await t.http().get(crafted).set('Authorization', admin);
+    assert.equal(victim.status, 400);
+    assert.equal(victim.headers.location, undefined);
+    // ...while the registered one still gets its code without a consent page.
+    const honest = await t.http().get(crafted.replace(encodeURIComponent(evil), encodeURIComponent(home))).set('Authorization', admin).expect(302);
+    assert.ok(honest.headers.location.startsWith(`${home}?`));
+    secrets.push(redirectParams(honest.headers.location).get('code')!);
+    // The owner still changes the rest, sends the stored URIs back unchanged, and may delete it.
+    await t.http().patch(url).set('Authorization', alice).send({ name: 'Alice portal 2', description: 'renamed' }).expect(200);
+    await t.http().put(url).set('Authorization', alice).send({ name: 'Alice portal 3', redirect_uris: home }).expect(200);
+    // A superuser may re-point it.
+    const moved = await t.http().patch(url).set('Authorization', admin).send({ redirect_uris: 'https://alice.example.com/new' }).expect(200);
+    assert.equal(moved.body.redirect_uris, 'https://alice.example.com/new');
+    await t.http().delete(url).set('Authorization', alice).expect(204);
+  });
+
+  it('an owner\'s change that read the application before a superuser trusted it is refused as it is written', async () => {
+    const app = await registerApp(t, alice, { name: 'Raced', client_type: 'confidential', authorization_grant_type: 'authorization-code', redirect_uris: 'https://r.example.com/cb' });
+    secrets.push(app.clientSecret!);
+    const applications = t.app.get(ApplicationsService);
+    // The owner's request read it untrusted; a superuser's PATCH lands before its write (HTTP cannot time this).
+    const readByOwner = await applications.getOr404(app.id);
+    await t.http().patch(`/api/v2/applications/${app.id}/`).set('Authorization', admin).send({ skip_authorization: true }).expect(200);
+    await assert.rejects(applications.update(readByOwner, { name: 'Raced 2', redirect_uris: 'https://evil.example/x' }, { isSuperuser: false }, NO_REQUEST), PermissionDenied);
+    // Nor does an owner's unchanged skip_authorization undo a superuser's change made meanwhile.
+    await applications.update(readByOwner, { name: 'Raced 3', skip_authorization: false }, { isSuperuser: false }, NO_REQUEST);
+    const [row] = await ds.query('SELECT name, redirect_uris, skip_authorization FROM oauth2_application WHERE id = ?', [app.id]);
+    assert.deepEqual([row.name, row.redirect_uris, Boolean(row.skip_authorization)], ['Raced 3', 'https://r.example.com/cb', true]);
   });
 
   it('lets the owner and superusers change and delete; others get 404, auditors read only', async () => {

@@ -103,7 +103,7 @@ export class ApplicationsController {
     }
     const problems = redirectUriProblems(input.redirect_uris ?? app.redirectUris, app.authorizationGrantType);
     if (problems.length) throw new FieldErrors({ redirect_uris: problems });
-    const updated = await this.applications.update(app, input, trace);
+    const updated = await this.applications.update(app, input, principal.user, trace);
     return serializeApplication(updated, principal.user);
   }
 

@@ -35,8 +35,9 @@ export class ApplicationsRepository {
     return this.repo.createQueryBuilder('a').leftJoinAndSelect('a.user', 'q_a_user').where(where);
   }
 
-  async update(id: number, changes: Partial<NewApplication>): Promise<void> {
-    await this.repo.update({ id }, changes);
+  /** Whether a row was changed: `only` adds conditions the row must still meet as it is written. */
+  async update(id: number, changes: Partial<NewApplication>, only: Pick<FindOptionsWhere<Application>, 'skipAuthorization'> = {}): Promise<boolean> {
+    return !!(await this.repo.update({ ...only, id }, changes)).affected;
   }
 
   /** The service accounts of the applications `ownerId` owns (their rows go with the owner by cascade). */

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { Clock } from '../common/clock';
-import { FieldErrors, NotFound } from '../common/errors';
+import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { Application, ClientType, GrantType } from './application.entity';
 import { ApplicationsRepository } from './applications.repository';
@@ -123,14 +123,28 @@ export class ApplicationsService implements OnModuleInit {
     return this.repository.listQuery(where);
   }
 
-  /** Client type and grant type are fixed at creation (AWX makes the grant type read-only too). */
-  async update(app: Application, input: Partial<ApplicationInput>, trace: RequestTrace): Promise<Application> {
+  /**
+   * Client type and grant type are fixed at creation (AWX makes the grant type read-only too). While an
+   * application skips the consent page, only a superuser re-points it (SPEC §5): its codes, so write
+   * tokens, go wherever `redirect_uris` say without anyone seeing a page, so an owner who could re-point
+   * it would collect every user's. Checked again on the row as it is written, so a change that races a
+   * superuser setting `skip_authorization` is refused too, and nothing of it is written. Only a superuser
+   * writes `skip_authorization` (the caller refuses a change of it by anyone else; an unchanged value from
+   * anyone else is not written back, so it cannot undo a superuser's change made meanwhile).
+   */
+  async update(app: Application, input: Partial<ApplicationInput>, actor: { isSuperuser: boolean }, trace: RequestTrace): Promise<Application> {
+    const repoints = input.redirect_uris !== undefined && input.redirect_uris !== app.redirectUris;
+    const whileUntrusted = repoints && !actor.isSuperuser;
+    if (whileUntrusted && app.skipAuthorization) throw new PermissionDenied();
     const changes: Partial<Application> = { modified: this.clock.now() };
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     if (input.redirect_uris !== undefined) changes.redirectUris = input.redirect_uris;
-    if (input.skip_authorization !== undefined) changes.skipAuthorization = input.skip_authorization;
-    await this.repository.update(app.id, changes);
+    if (input.skip_authorization !== undefined && actor.isSuperuser) changes.skipAuthorization = input.skip_authorization;
+    if (!(await this.repository.update(app.id, changes, whileUntrusted ? { skipAuthorization: false } : {}))) {
+      await this.getOr404(app.id); // gone meanwhile: 404; else trusted meanwhile
+      throw new PermissionDenied();
+    }
     this.logger.log({ event: 'application_updated', application_id: app.id, fields: Object.keys(input), ...trace });
     return this.getOr404(app.id);
   }
