@@ -161,6 +161,59 @@ describe('client credentials and service accounts (RFC 6749 §4.4)', () => {
     await t.http().get(`/api/v2/applications/${app.id}/`).set('Authorization', admin).expect(404);
   });
 
+  it('deactivating the owner deactivates its service accounts and refuses their tokens; reactivating the owner does not undo it', async () => {
+    const carolId = await t.createUser('carol', 'Carol-pass-123!');
+    const carol = basic('carol', 'Carol-pass-123!');
+    const apps = [
+      await registerApp(t, carol, { name: 'carol-ci', client_type: 'confidential', authorization_grant_type: 'client-credentials' }),
+      await registerApp(t, carol, { name: 'carol-backup', client_type: 'confidential', authorization_grant_type: 'client-credentials' }),
+    ];
+    const tokens = [await issue(apps[0]), await issue(apps[1])];
+    for (const token of tokens) await t.http().get('/api/v2/me/').set('Authorization', bearer(token.access_token)).expect(200);
+    const others = await issue(ci);
+    await t.http().patch(`/api/v2/users/${carolId}/`).set('Authorization', admin).send({ is_active: false }).expect(200);
+    const refusedGrant = async (app: RegisteredApp) => {
+      const res = await tokenRequest(t, { grant_type: 'client_credentials' }, client(app));
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.error, 'invalid_grant');
+      assert.equal(res.body.access_token, undefined);
+    };
+    for (const [i, app] of apps.entries()) {
+      const refused = await t.http().get('/api/v2/me/').set('Authorization', bearer(tokens[i].access_token)).expect(401);
+      assert.ok(refused.body.detail, JSON.stringify(refused.body));
+      await refusedGrant(app);
+      assert.equal((await user(app.body.service_account as number)).is_active, false);
+    }
+    // Another owner's machine is untouched.
+    await t.http().get('/api/v2/me/').set('Authorization', bearer(others.access_token)).expect(200);
+    // The owner back: the machines stay off until a superuser turns each on again (SPEC §15).
+    await t.http().patch(`/api/v2/users/${carolId}/`).set('Authorization', admin).send({ is_active: true }).expect(200);
+    for (const app of apps) {
+      assert.equal((await user(app.body.service_account as number)).is_active, false);
+      await refusedGrant(app);
+    }
+    await t.http().patch(`/api/v2/users/${apps[0].body.service_account}/`).set('Authorization', admin).send({ is_active: true }).expect(200);
+    const fresh = await issue(apps[0]);
+    await t.http().get('/api/v2/me/').set('Authorization', bearer(fresh.access_token)).expect(200);
+    // The tokens revoked with the deactivation stay revoked.
+    await t.http().get('/api/v2/me/').set('Authorization', bearer(tokens[0].access_token)).expect(401);
+  });
+
+  it('a service account cannot register a client-credentials application (403), so no machine outlives its own', async () => {
+    const token = await issue(ci);
+    const services = async () => (await t.http().get('/api/v2/users/?external_account=service').set('Authorization', admin).expect(200)).body.count as number;
+    const applications = async () => (await t.http().get('/api/v2/applications/').set('Authorization', admin).expect(200)).body.count as number;
+    const before = [await services(), await applications()];
+    const res = await t.http().post('/api/v2/applications/').set('Authorization', bearer(token.access_token))
+      .send({ name: 'spawned', client_type: 'confidential', authorization_grant_type: 'client-credentials' });
+    assert.equal(res.status, 403, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { detail: 'You do not have permission to perform this action.' });
+    assert.deepEqual([await services(), await applications()], before, 'no application, no service account');
+    // Control: a person registers one, and the service account may register other kinds (SPEC §15 refuses only this one).
+    await registerApp(t, alice, { name: 'spawned', client_type: 'confidential', authorization_grant_type: 'client-credentials' });
+    await registerApp(t, bearer(token.access_token), { name: 'svc-cli', client_type: 'confidential', authorization_grant_type: 'password' });
+  });
+
   it('never logs a client secret or an issued token', async () => {
     const token = await issue(ci);
     const logs = t.logs.join('\n');

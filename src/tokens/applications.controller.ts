@@ -12,6 +12,7 @@ import { ApplicationInput, ApplicationsService } from './applications.service';
 import { redirectUriProblems } from './redirect-uris';
 import { TokenResources } from './token-resources.service';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
+import { SERVICE_ACCOUNT } from '../users/account-policy';
 
 /** The body of POST `/api/v2/applications/`. */
 const CREATE_BODY = z.object({
@@ -49,6 +50,8 @@ export class ApplicationsController {
   async create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
     const input = validateBody(CREATE_BODY, body);
     if (input.skip_authorization && !principal.user.isSuperuser) throw new PermissionDenied();
+    // SPEC §15: a service account making more of its kind would outlive its own application's deletion.
+    if (input.authorization_grant_type === 'client-credentials' && principal.user.externalAccount === SERVICE_ACCOUNT) throw new PermissionDenied();
     if (input.authorization_grant_type === 'client-credentials' && input.client_type !== 'confidential') {
       throw new FieldErrors({ client_type: ['Applications with grant type client-credentials must be confidential.'] });
     }

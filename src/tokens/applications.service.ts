@@ -45,10 +45,15 @@ export class ApplicationsService implements OnModuleInit {
     private readonly userEvents: UserEvents,
   ) {}
 
-  /** Deleting a user deletes their applications by cascade, past remove(): their service accounts end here first. */
+  /**
+   * A machine account acts for its application's owner, so it ends with the owner (SPEC §15): deactivating
+   * the owner deactivates it (which revokes its tokens, through its own `deactivated` event), and so does
+   * deleting the owner, whose applications then go by cascade, past remove(). Reactivating the owner
+   * reactivates nothing: a superuser does that, account by account.
+   */
   onModuleInit(): void {
     this.userEvents.subscribe(async (event) => {
-      if (event.type !== 'deleted') return;
+      if (event.type !== 'deleted' && event.type !== 'deactivated') return;
       for (const id of await this.repository.serviceAccountsOwnedBy(event.userId)) await this.deactivateServiceAccount(id, event.trace);
     });
   }
