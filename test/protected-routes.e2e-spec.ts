@@ -23,10 +23,10 @@ const PUBLIC = new Set([
   'POST /api/o/device_authorization/',
   'GET /api/o/device/',
   'POST /api/o/device/',
-  'GET /sso/login/oidc/',
-  'GET /sso/login/saml/',
-  'GET /sso/complete/oidc/',
-  'POST /sso/complete/saml/',
+  // The two legs of every single sign-on protocol (oidc, saml…): /sso/login/<kind>/, /sso/complete/<kind>/.
+  'GET /sso/login/:kind/',
+  'GET /sso/complete/:kind/',
+  'POST /sso/complete/:kind/',
   'GET /sso/metadata/saml/',
   // Single logout (SPEC §17): the identity provider's messages carry their own proof (a signature).
   'GET /sso/logout/saml/',

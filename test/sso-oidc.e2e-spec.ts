@@ -70,6 +70,15 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     assert.ok(!setCookies(res).some((c) => c.startsWith('svc_session_id=')));
   });
 
+  it('answers 404 for a protocol no module registered, and for a leg by the wrong method', async () => {
+    for (const [method, path] of [['get', '/sso/login/github/?idp=corp'], ['get', '/sso/complete/github/'], ['post', '/sso/complete/oidc/'], ['get', '/sso/complete/saml/']] as const) {
+      const res = await t.http()[method](path).expect(404);
+      assert.equal(typeof res.body.detail, 'string', `${method} ${path} answers JSON`);
+    }
+    // The registered protocol's leg works on the same route shape.
+    await t.http().get('/sso/login/oidc/?idp=corp').expect(302);
+  });
+
   it('first login creates an external user linked to (provider, sub); the session is a normal one', async () => {
     const users = await userCount(t);
     const browser = new Browser(t);

@@ -1,6 +1,7 @@
-import { Controller, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { NotFound } from '../common/errors';
 import { CreatesSession } from '../sessions/session-limit.interceptor';
-import type { FastifyReply as Response, FastifyRequest } from 'fastify';
+import type { FastifyReply as Response } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
 import { clientIp } from '../common/client-ip';
 import { htmlPage } from '../common/html';
@@ -14,13 +15,11 @@ import type { SamlBinding } from './saml/saml-logout.service';
 import { LOGGED_OUT_PAGE, SamlLogoutAnswer, SingleLogout } from './single-logout.service';
 import { LogoutRefused, SsoFailure } from './sso-failure';
 import { SsoMethods } from './sso-methods';
-import { OIDC_TTL_SECONDS, SsoAttempt, SsoKind, SsoLogin, SsoService } from './sso.service';
+import { SsoService } from './sso.service';
+import { SsoAttempt, SsoLogin, SsoProtocol, SsoProtocols, SsoRequest } from './sso-protocol';
 
-type Request = FastifyRequest<{ Querystring: Record<string, unknown> }>;
+type Request = SsoRequest;
 
-/** Cookie binding a pending OIDC login to this browser; its value is a random handle, stored as a MAC. */
-const OIDC_COOKIE = 'sso_oidc';
-const OIDC_COOKIE_PATH = '/sso/';
 const DEFAULT_REDIRECT = '/accounts/profile/';
 
 /**
@@ -33,6 +32,7 @@ export class SsoController {
 
   constructor(
     private readonly sso: SsoService,
+    private readonly protocols: SsoProtocols,
     private readonly singleLogout: SingleLogout,
     private readonly saml: SamlLogin,
     private readonly methods: SsoMethods,
@@ -53,71 +53,50 @@ export class SsoController {
     res.code(200).type('text/xml; charset=utf-8').send(this.saml.metadata());
   }
 
-  /** Redirect to the provider with state, nonce and PKCE S256, bound to this browser by an HttpOnly cookie. */
+  /** The first leg of any protocol (`/sso/login/oidc/`, `/sso/login/saml/`…): the redirect to the provider. */
   @Public()
-  @Get('sso/login/oidc')
-  async oidcLogin(@Req() req: Request, @Res() res: Response) {
-    const attempt = this.attempt('oidc', req.query.idp, req.query.next);
+  @Get('sso/login/:kind')
+  async login(@Param('kind') kind: string, @Req() req: Request, @Res() res: Response) {
+    const protocol = this.protocol(kind);
+    const attempt = this.attempt(protocol.kind, req.query.idp, req.query.next);
     try {
-      const { url, handle } = await this.sso.startOidc(attempt, clientIp(req), traceOf(req));
-      res.setCookie(OIDC_COOKIE, handle, {
-        httpOnly: true,
-        sameSite: 'lax', // the provider sends the browser back with a top-level GET, which carries Lax cookies
-        secure: this.config.sessionCookieSecure,
-        path: OIDC_COOKIE_PATH,
-        maxAge: OIDC_TTL_SECONDS,
-      });
-      redirect(res, url);
+      await this.sso.assertRoomFor(clientIp(req));
+      redirect(res, await protocol.start(attempt, req, res, traceOf(req)));
     } catch (err) {
       this.refuse(req, res, attempt, err);
     }
   }
 
+  /** The provider's answer by a top-level GET (OIDC's callback). */
   @Public()
-  @Get('sso/complete/oidc')
+  @Get('sso/complete/:kind')
   @CreatesSession()
-  async oidcComplete(@Req() req: Request, @Res() res: Response) {
-    const handle = req.cookies?.[OIDC_COOKIE];
-    res.clearCookie(OIDC_COOKIE, { path: OIDC_COOKIE_PATH });
-    const attempt: SsoAttempt = { kind: 'oidc', provider: '', next: '' };
-    try {
-      await this.logIn(req, res, attempt, await this.sso.completeOidc(attempt, handle, new URLSearchParams(rawQuery(req)), traceOf(req)));
-    } catch (err) {
-      this.refuse(req, res, attempt, err);
-    }
+  completeByGet(@Param('kind') kind: string, @Req() req: Request, @Res() res: Response) {
+    return this.complete(this.protocol(kind, 'GET'), req, res);
   }
 
-  /** AuthnRequest by HTTP-Redirect; RelayState is a random handle to the pending login in the database. */
+  /** The provider's answer by a cross-site form POST (SAML's ACS, HTTP-POST binding). */
   @Public()
-  @Get('sso/login/saml')
-  async samlLogin(@Req() req: Request, @Res() res: Response) {
-    const attempt = this.attempt('saml', req.query.idp, req.query.next);
-    try {
-      // A SAML message belongs at the ACS or the logout service, never here.
-      if (req.query.SAMLRequest !== undefined || req.query.SAMLResponse !== undefined) throw new SsoFailure('invalid_response', 'SAML message on the login route');
-      redirect(res, await this.sso.startSaml(attempt, clientIp(req), traceOf(req)));
-    } catch (err) {
-      this.refuse(req, res, attempt, err);
-    }
-  }
-
-  /**
-   * The ACS (HTTP-POST binding). A cross-site POST: no CSRF check and no cookie is needed, because
-   * the signature, InResponseTo (our database cache) and the replay cache protect it (SPEC §7).
-   */
-  @Public()
-  @Post('sso/complete/saml')
+  @Post('sso/complete/:kind')
   @CreatesSession()
-  async samlComplete(@Req() req: Request, @Res() res: Response) {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const attempt: SsoAttempt = { kind: 'saml', provider: '', next: '' };
+  completeByPost(@Param('kind') kind: string, @Req() req: Request, @Res() res: Response) {
+    return this.complete(this.protocol(kind, 'POST'), req, res);
+  }
+
+  private async complete(protocol: SsoProtocol, req: Request, res: Response): Promise<void> {
+    const attempt: SsoAttempt = { kind: protocol.kind, provider: '', next: '' };
     try {
-      if (typeof body.SAMLResponse !== 'string' || !body.SAMLResponse || body.SAMLRequest !== undefined) throw new SsoFailure('invalid_response', 'no SAMLResponse');
-      if (req.query.SAMLRequest !== undefined || req.query.SAMLResponse !== undefined) throw new SsoFailure('invalid_response', 'SAML message in the query');
-      await this.logIn(req, res, attempt, await this.sso.completeSaml(attempt, body.SAMLResponse, body.RelayState, traceOf(req)));
+      await this.logIn(req, res, attempt, await protocol.complete(attempt, req, res, traceOf(req)));
     } catch (err) {
       this.refuse(req, res, attempt, err);
     }
+  }
+
+  /** A registered protocol (answering by `method` when given); any other path segment is a 404. */
+  private protocol(kind: string, method?: 'GET' | 'POST'): SsoProtocol {
+    const protocol = this.protocols.get(kind);
+    if (!protocol || (method && protocol.completeMethod !== method)) throw new NotFound();
+    return protocol;
   }
 
   /** `post_logout_redirect_uri` of OpenID Connect RP-initiated logout: the provider is done, the login page follows. */
@@ -205,7 +184,7 @@ export class SsoController {
     redirect(res, `/api/login/?${query.toString()}`);
   }
 
-  private attempt(kind: SsoKind, idp: unknown, next: unknown): SsoAttempt {
+  private attempt(kind: string, idp: unknown, next: unknown): SsoAttempt {
     return { kind, provider: stringParam(idp), next: safeNext(next, new URL(this.config.publicUrl).origin) ?? '' };
   }
 }

@@ -25,6 +25,10 @@ import { checkSamlSpKeyPair, ssoSettingDefinitions } from './sso-settings';
 import { SsoUsers } from './sso-users.service';
 import { SsoController } from './sso.controller';
 import { SsoService } from './sso.service';
+import { SsoProtocols } from './sso-protocol';
+import { OidcProtocol } from './oidc/oidc-protocol';
+import { SamlProtocol } from './saml/saml-protocol';
+import { SamlAcsStrategy } from './saml/saml-acs.strategy';
 
 /**
  * Single sign-on (seed §5.4, SPEC §7) and single logout (SPEC §17): OpenID Connect and SAML 2.0.
@@ -35,7 +39,7 @@ import { SsoService } from './sso.service';
 @Module({
   imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule],
   controllers: [SsoController],
-  providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers],
+  providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers, SsoProtocols, OidcProtocol, SamlProtocol, SamlAcsStrategy],
 })
 export class SsoModule implements OnModuleInit {
   constructor(
@@ -48,7 +52,13 @@ export class SsoModule implements OnModuleInit {
     private readonly methods: SsoMethods,
     private readonly users: SsoUsers,
     private readonly loginMethods: LoginMethods,
+    private readonly protocols: SsoProtocols,
+    oidc: OidcProtocol,
+    saml: SamlProtocol,
   ) {
+    // The protocols, in the order /api/v2/auth/ lists nothing by (it sorts): one registration each.
+    protocols.register(oidc);
+    protocols.register(saml);
     // At construction, before the settings service first reads the table.
     settings.register(ssoSettingDefinitions(config.publicUrl));
     settings.addCheck('saml', checkSamlSpKeyPair);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { generateServiceProviderMetadata, Profile, SAML } from '@node-saml/node-saml';
+import { generateServiceProviderMetadata, Profile, SAML, SamlConfig } from '@node-saml/node-saml';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Clock } from '../../common/clock';
 import { RequestTrace } from '../../common/request-context';
@@ -13,7 +13,6 @@ import type { SamlIdpConfig, SamlUserFlags } from '../sso-settings';
 import { SamlRequestCache } from './saml-cache';
 import { checkAssertion, samlIdentity } from './saml-checks';
 import { NAMEID_UNSPECIFIED, SAML_REQUEST_TTL_SECONDS, samlLogoutOptions, samlOptions, ServiceProvider } from './saml-config';
-import { decodePostMessage, refuseDoctype } from './saml-xml';
 
 const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
@@ -118,17 +117,19 @@ export class SamlLogin {
     }
   }
 
-  /** The ACS: node-saml's checks (signature, audience, InResponseTo, time), then ours, then the replay cache. */
-  async validateResponse(provider: SamlProvider, samlResponse: string): Promise<SamlLoginResult> {
-    refuseDoctype(decodePostMessage(samlResponse));
-    let profile: Profile | null;
-    try {
-      const result = await provider.login.validatePostResponseAsync({ SAMLResponse: samlResponse });
-      if (result.loggedOut) throw new SsoFailure('invalid_response', 'a LogoutResponse at the ACS');
-      profile = result.profile;
-    } catch (err) {
-      throw err instanceof SsoFailure ? err : new SsoFailure('invalid_response', describeError(err));
-    }
+  /**
+   * The node-saml options of the ACS for one IdP: what `MultiSamlStrategy` (@node-saml/passport-saml) builds
+   * its SAML from, the same as the cached login instance's, with the database cache of our AuthnRequests.
+   */
+  acsOptions(provider: SamlProvider): SamlConfig {
+    return samlOptions(provider.idp, this.serviceProvider(), new SamlRequestCache(this.store, provider.name, SAML_REQUEST_TTL_SECONDS));
+  }
+
+  /**
+   * The ACS after node-saml's checks (signature, audience, InResponseTo, time), which passport-saml ran:
+   * ours (saml-checks.ts), then the replay cache.
+   */
+  async acceptProfile(provider: SamlProvider, profile: Profile | null): Promise<SamlLoginResult> {
     if (!profile) throw new SsoFailure('invalid_response', 'no profile');
     const now = this.clock.now();
     const checked = checkAssertion(profile, { idp: provider.idp, acsUrl: this.serviceProvider().acsUrl, now });
