@@ -15,6 +15,8 @@ import { DirectoryDecision, DirectoryLogin } from './directory-login';
 import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, settingPrefix } from './ldap-settings';
 
 export const LDAP_ACCOUNT = 'ldap';
+/** The Passport strategy that proves a directory password (LdapStrategy). */
+export const LDAP_STRATEGY = 'ldap';
 
 /** What `ldap_test` and `POST /api/v2/settings/ldap/test/` answer (SPEC §14). */
 export interface LdapExplanation {
@@ -67,7 +69,7 @@ export class LdapLogins {
       person: true,
       remote: true,
       configured: () => this.configured(),
-      authenticate: (attempt, existing) => this.authenticate(attempt, existing),
+      strategy: LDAP_STRATEGY,
       managedFields: () => this.managedFields(),
       repeatTtlMs: () => this.settings.get<number>('AUTH_LDAP_CACHE_SECONDS') * 1000,
       describe: (user) => (user.ldapDn ? `LDAP directory (${user.ldapDn})` : 'LDAP directory'),

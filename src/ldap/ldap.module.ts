@@ -4,6 +4,7 @@ import { SettingsService } from '../settings/settings.service';
 import { LoginMethods } from '../users/login-methods';
 import { UsersModule } from '../users/users.module';
 import { LdapLogins } from './ldap-logins.service';
+import { LdapStrategy } from './ldap.strategy';
 import { ldapSettingDefinitions } from './ldap-settings';
 import { LdapTestController } from './ldap-test.controller';
 
@@ -16,7 +17,7 @@ import { LdapTestController } from './ldap-test.controller';
 @Module({
   imports: [UsersModule, SettingsModule],
   controllers: [LdapTestController],
-  providers: [LdapLogins],
+  providers: [LdapLogins, LdapStrategy],
   exports: [LdapLogins],
 })
 export class LdapModule implements OnModuleInit {

@@ -6,7 +6,7 @@ import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
 import { LoginThrottle, pairKey, ThrottledCheck, ThrottleRow } from './login-throttle.service';
-import { BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
+import { askPasswordMethod, BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
 import { normalizeUsername } from './usernames';
 import { UsersRepository } from './users.repository';
@@ -174,7 +174,7 @@ export class LocalCredentialsService {
     }
     let outcome: BackendOutcome = { refused: 'unknown_user', source: null };
     for (const backend of existing ? backends.filter((b) => b.account === existing!.externalAccount) : backends) {
-      outcome = await backend.authenticate(attempt, existing);
+      outcome = await askPasswordMethod(backend, attempt, existing);
       if ('user' in outcome || outcome.source !== null) return outcome;
     }
     return outcome;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { authenticateWith } from '../common/authenticator';
 import type { RequestTrace } from '../common/request-context';
 import { SettingsService } from '../settings/settings.service';
 import { SERVICE_ACCOUNT } from './account-policy';
@@ -66,15 +67,43 @@ export interface LoginMethod {
   /** How the profile page names a user's account ("LDAP directory (uid=…)"); the label when absent. */
   describe?(user: User): string;
   /**
-   * For a method that proves passwords: proves one. `existing` is the method's own user of that name (or of
-   * its entry), or null. Creates or updates the user on success; throws PasswordBackendUnavailable when it
-   * cannot decide.
+   * For a method that proves passwords itself (a directory, a RADIUS server): the name of its Passport
+   * strategy (`PassportStrategy(Strategy, name)`), which the one password check runs with the typed
+   * username and password as passport-local reads them (`body.username`, `body.password`) and the attempt
+   * beside them (`passwordAttemptOf(req)`). Its validate() answers a BackendOutcome: it creates or updates the
+   * user on success (Provisioning), and throws PasswordBackendUnavailable when it cannot decide.
    */
-  authenticate?(attempt: BackendAttempt, existing: User | null): Promise<BackendOutcome>;
+  readonly strategy?: string;
 }
 
 /** A method that proves passwords itself (LDAP, RADIUS): asked for a name no local account holds. */
-export type PasswordBackend = LoginMethod & Required<Pick<LoginMethod, 'authenticate'>>;
+export type PasswordBackend = LoginMethod & Required<Pick<LoginMethod, 'strategy'>>;
+
+const PASSWORD_ATTEMPT = Symbol('passwordAttempt');
+
+/** What a password method's strategy is handed: the attempt, and the method's own user of that name (or null). */
+export interface PasswordAttempt {
+  attempt: BackendAttempt;
+  existing: User | null;
+}
+
+/** In a password method's validate(): the attempt the password check handed it. */
+export function passwordAttemptOf(req: object): PasswordAttempt {
+  const found = (req as { [PASSWORD_ATTEMPT]?: PasswordAttempt })[PASSWORD_ATTEMPT];
+  if (!found) throw new Error('a password method strategy runs only inside the password check');
+  return found;
+}
+
+/**
+ * Asks a password method through its Passport strategy: a request carrying the typed credentials where
+ * passport-local looks for them, and the attempt beside them. A strategy that finds no credential (passport-
+ * local's verdict on an empty password: no method is ever asked to bind one) refuses like a wrong password;
+ * its error (PasswordBackendUnavailable, a fault) is thrown as is.
+ */
+export async function askPasswordMethod(method: PasswordBackend, attempt: BackendAttempt, existing: User | null): Promise<BackendOutcome> {
+  const req = { headers: {}, query: {}, body: { username: attempt.username, password: attempt.password }, [PASSWORD_ATTEMPT]: { attempt, existing } };
+  return (await authenticateWith<BackendOutcome>([method.strategy], req, undefined)) ?? { refused: 'empty_password', source: null };
+}
 
 /** Local accounts: a password hash of ours, the second step, nothing managed elsewhere. */
 export const LOCAL_ACCOUNTS: LoginMethod = {
@@ -126,7 +155,7 @@ export class LoginMethods {
     if (this.methods.has(method.account)) throw new Error(`login method "${method.account}" is registered twice`);
     this.methods.set(method.account, method);
     if (method.remote) this.settings.addRemoteMethod(() => method.configured());
-    if (method.authenticate) this.backends = [...this.backends, method as PasswordBackend];
+    if (method.strategy) this.backends = [...this.backends, method as PasswordBackend];
   }
 
   /** The method a user came in by (LOCAL_ACCOUNTS for a local account). */

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Server } from 'node:http';
 import passport from 'passport';
@@ -55,9 +55,10 @@ logSink.write = (line: string) => {
  */
 /**
  * `port`: listen there instead of on a free port the system picks (a browser test whose PUBLIC_URL must name
- * the real port, as WebAuthn's origin check does).
+ * the real port, as WebAuthn's origin check does). `imports`: modules beside AppModule (a login method that
+ * only the test suite defines, as a team extending the service would add its own).
  */
-export async function startTestApp(opts: { env?: Record<string, string>; db?: TestDatabase; port?: number } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { env?: Record<string, string>; db?: TestDatabase; port?: number; imports?: Type[] } = {}): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
   const config = loadAppConfig({
     DATA_DIR: db.dataDir,
@@ -67,7 +68,7 @@ export async function startTestApp(opts: { env?: Record<string, string>; db?: Te
     ...opts.env,
   } as NodeJS.ProcessEnv);
   const clock = new ManualClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule, ...(opts.imports ?? [])] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)
     .overrideProvider(Clock)
