@@ -186,6 +186,16 @@ describe('the test runner', { skip: TEST_DB !== 'sqlite' ? 'database-independent
       assert.deepEqual(run.notRun, ['the Galera pass (TEST_GALERA=off): cluster.e2e-spec ']);
     });
 
+    it('names the Galera pass under TEST_DATABASES=sqlite even when TEST_FILTER leaves it no file', () => {
+      const run = bash('plan_runs', tree(PROJECT), { TEST_DATABASES: 'sqlite', TEST_FILTER: 'alpha' });
+      assert.equal(run.status, 0, run.output);
+      assert.deepEqual(run.notRun, [
+        '2 files TEST_FILTER=alpha does not match: cluster.e2e-spec pages.browser-spec ',
+        'the mysql half (TEST_DATABASES=sqlite): alpha.e2e-spec ',
+        'the Galera pass (TEST_DATABASES has no mysql)',
+      ]);
+    });
+
     it('names the files a TEST_FILTER leaves out', () => {
       const run = bash('plan_runs; echo "plan ${e2e[*]} | ${browser[*]}"', tree(PROJECT), { TEST_FILTER: 'alpha' });
       assert.equal(run.status, 0, run.output);
