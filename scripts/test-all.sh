@@ -19,49 +19,49 @@ npm run lint --silent || { echo "lint failed: fix what eslint names above (npm r
 
 concurrency="${TEST_CONCURRENCY:-2}"
 mkdir -p test-output
-# run_suite: node's exit status (PIPESTATUS) and its TAP verdict, cancelled tests and unexplained skips included.
+# run_suite: node's exit status and the verdict of scripts/test-verdict.js on its events (scripts/run-suite.sh).
 source scripts/run-suite.sh
 
-mapfile -t unit < <(find dist/src -name '*.spec.js' | sort)
-mapfile -t e2e < <(find dist/test -maxdepth 1 -name '*.e2e-spec.js' | sort)
-mapfile -t browser < <(find dist/test -maxdepth 1 -name '*.browser-spec.js' | sort)
-if [ -n "${TEST_FILTER:-}" ]; then
-  mapfile -t e2e < <(printf '%s\n' "${e2e[@]}" | grep -E "$TEST_FILTER")
-  mapfile -t browser < <(printf '%s\n' "${browser[@]}" | grep -E "$TEST_FILTER")
-fi
+# plan_runs (scripts/test-plan.sh): the files of each pass, and a not_run line for each one left out.
+source scripts/test-plan.sh
+plan_runs
 
 [ ${#unit[@]} -gt 0 ] && run_suite unit "${unit[@]}"
-for db in ${TEST_DATABASES:-sqlite mysql}; do
+for db in "${databases[@]}"; do
   [ ${#e2e[@]} -gt 0 ] && TEST_DB="$db" run_suite "e2e-${db}" "${e2e[@]}"
   # One file at a time: the "within 10 s" waits of the browser tests should not race other suites for the CPU.
   [ ${#browser[@]} -gt 0 ] && TEST_DB="$db" concurrency=1 run_suite "browser-${db}" "${browser[@]}"
 done
 
 # The Galera pass (issue 14): a 3-member MariaDB Galera cluster on loopback, started once, and the tests
-# that run several service nodes, each node attached to a different member. TEST_GALERA=off skips it.
-if [[ " ${TEST_DATABASES:-sqlite mysql} " == *" mysql "* && "${TEST_GALERA:-on}" != off ]]; then
-  mapfile -t cluster_tests < <(printf '%s\n' "${e2e[@]}" | grep -E '/(multi-node|multi-node-tokens|refresh-race|galera|web-concurrency)\.e2e-spec\.js$')
-  if [ ${#cluster_tests[@]} -gt 0 ]; then
-    galera_dir=$(mktemp -d /tmp/svc-galera-XXXXXX)
-    chmod 755 "$galera_dir"
-    mapfile -t galera_ports < <(node -e '
-      const net = require("node:net");
-      const free = (p) => new Promise((r) => { const s = net.createServer().once("error", () => r(false)).listen(p, "127.0.0.1", () => s.close(() => r(true))); });
-      (async () => { for (;;) { const base = 20000 + Math.floor(Math.random() * 9000); const ps = [base, base + 1, base + 2];
-        const all = ps.flatMap((p) => [p, p + 100, p + 200, p + 300]);
-        if ((await Promise.all(all.map(free))).every(Boolean)) { console.log(ps.join("\n")); return; } } })();')
-    galera_started=$(date +%s)
-    if bash scripts/galera-cluster.sh start "$galera_dir" "${galera_ports[@]}"; then
-      echo "galera cluster started in $(( $(date +%s) - galera_started ))s"
-      TEST_DB=mysql TEST_GALERA_PORTS=$(IFS=,; echo "${galera_ports[*]}") run_suite "e2e-galera" "${cluster_tests[@]}"
-    else
-      echo "galera cluster did not start"; total_fail=$((total_fail + 1)); status=1
-    fi
-    bash scripts/galera-cluster.sh stop "$galera_dir"
-    rm -rf "$galera_dir"
+# that run several service nodes, each node attached to a different member: the files marked `// @galera`
+# (scripts/galera-files.sh). TEST_GALERA=off skips it.
+if [ "$galera_wanted" = 1 ] && [ ${#cluster_tests[@]} -gt 0 ]; then
+  galera_dir=$(mktemp -d /tmp/svc-galera-XXXXXX)
+  chmod 755 "$galera_dir"
+  mapfile -t galera_ports < <(node -e '
+    const net = require("node:net");
+    const free = (p) => new Promise((r) => { const s = net.createServer().once("error", () => r(false)).listen(p, "127.0.0.1", () => s.close(() => r(true))); });
+    (async () => { for (;;) { const base = 20000 + Math.floor(Math.random() * 9000); const ps = [base, base + 1, base + 2];
+      const all = ps.flatMap((p) => [p, p + 100, p + 200, p + 300]);
+      if ((await Promise.all(all.map(free))).every(Boolean)) { console.log(ps.join("\n")); return; } } })();')
+  galera_started=$(date +%s)
+  if bash scripts/galera-cluster.sh start "$galera_dir" "${galera_ports[@]}"; then
+    echo "galera cluster started in $(( $(date +%s) - galera_started ))s"
+    TEST_DB=mysql TEST_GALERA_PORTS=$(IFS=,; echo "${galera_ports[*]}") run_suite "e2e-galera" "${cluster_tests[@]}"
+  else
+    echo "galera cluster did not start"; total_fail=$((total_fail + 1)); status=1
   fi
+  bash scripts/galera-cluster.sh stop "$galera_dir"
+  rm -rf "$galera_dir"
 fi
 
 echo
+# What did not run and why (skipped tests and suites with their reasons, halves and passes left out), then
+# the closing line CI reads, alone on its line.
+if [ ${#not_run[@]} -gt 0 ]; then
+  echo "not run (${#not_run[@]}):"
+  printf '  %s\n' "${not_run[@]}"
+fi
 echo "${total_pass} passed, ${total_fail} failed"
 exit $status

@@ -1,3 +1,4 @@
+// @galera: npm test runs this file again on a 3-member Galera cluster (scripts/galera-files.sh)
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -5,6 +6,7 @@ import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { basic } from './support/test-app';
 import { createTestDatabase, GALERA_PORTS, memberUrl, TestDatabase } from './support/test-db';
+import { eventsSince, logMarks } from './support/log-events';
 import { ServiceProcess, spawnServices } from './support/service-process';
 
 /**
@@ -161,7 +163,7 @@ describe('three nodes on a 3-member Galera cluster', { skip: GALERA_PORTS.length
     await request(nodes[2].url).get('/api/v2/me/').set('Authorization', basic('target', 'Target-pass-1')).expect(429);
   });
 
-  it('an authorization code exchanged on two nodes at once succeeds once', async () => {
+  it('an authorization code exchanged on three nodes at once is redeemed exactly once', async () => {
     const app = await request(nodes[0].url).post('/api/v2/applications/').set('Authorization', admin).send({
       name: 'code-race', client_type: 'confidential', authorization_grant_type: 'authorization-code', redirect_uris: 'https://client.example/cb', skip_authorization: true,
     }).expect(201);
@@ -179,23 +181,39 @@ describe('three nodes on a 3-member Galera cluster', { skip: GALERA_PORTS.length
         request(node.url).post('/api/o/token/').type('form').send({
           grant_type: 'authorization_code', code, redirect_uri: 'https://client.example/cb', code_verifier: verifier, client_id: app.body.client_id, client_secret: app.body.client_secret,
         });
+      const marks = logMarks(nodes);
       const answers = await Promise.all([exchange(nodes[0]), exchange(nodes[1]), exchange(nodes[2])]);
+      // One event per presentation on whichever node: exactly one compare-and-swap won across the cluster.
+      const events = await eventsSince(nodes, marks, ['authorization_code_redeemed', 'authorization_code_replayed'], 3);
+      assert.deepEqual(events, { authorization_code_redeemed: 1, authorization_code_replayed: 2 });
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        assert.equal(a.status, 400, a.text);
+        assert.equal(a.body.error, 'invalid_grant', a.text);
+      }
+      // The winner has its tokens unless a replay was marked before it saved them; the replays revoke them anyway.
       const ok = answers.filter((a) => a.status === 200);
-      assert.ok(ok.length <= 1, `${ok.length} exchanges succeeded`);
-      for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.body.error, 'invalid_grant', a.text);
+      assert.ok(ok.length === 1 || answers.every((a) => a.status === 400), answers.map((a) => a.status).join(' '));
+      for (const a of ok) await request(nodes[(round + 1) % 3].url).get('/api/v2/me/').set('Authorization', `Bearer ${a.body.access_token}`).expect(401);
     }
   });
 
-  it('a refresh token raced on three nodes rotates at most once, and the reuse kills the family everywhere', async () => {
+  it('a refresh token raced on three nodes rotates exactly once, and the reuse kills the family everywhere', async () => {
     const app = await request(nodes[0].url).post('/api/v2/applications/').set('Authorization', admin)
       .send({ name: 'refresh-race', client_type: 'public', authorization_grant_type: 'password' }).expect(201);
     const token = (node: ServiceProcess, form: Record<string, string>) => request(node.url).post('/api/o/token/').type('form').send({ client_id: app.body.client_id, ...form });
     for (let round = 0; round < 3; round++) {
       const first = (await token(nodes[round % 3], { grant_type: 'password', username: 'admin', password: ADMIN_PASSWORD }).expect(200)).body;
+      const marks = logMarks(nodes);
       const answers = await Promise.all(Array.from({ length: 9 }, (_, i) => token(nodes[i % 3], { grant_type: 'refresh_token', refresh_token: first.refresh_token })));
+      // One event per racer on whichever node: exactly one rotation across the cluster, eight reuses.
+      const events = await eventsSince(nodes, marks, ['refresh_token_rotated', 'refresh_token_reused'], 9);
+      assert.deepEqual(events, { refresh_token_rotated: 1, refresh_token_reused: 8 });
       const winners = answers.filter((a) => a.status === 200);
-      assert.ok(winners.length <= 1, `${winners.length} rotations succeeded`);
-      for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.body.error, 'invalid_grant', a.text);
+      assert.ok(winners.length === 1 || answers.every((a) => a.status === 400), answers.map((a) => a.status).join(' '));
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        assert.equal(a.status, 400, a.text);
+        assert.equal(a.body.error, 'invalid_grant', a.text);
+      }
       for (const node of nodes) {
         await request(node.url).get('/api/v2/me/').set('Authorization', `Bearer ${first.access_token}`).expect(401);
         for (const w of winners) await request(node.url).get('/api/v2/me/').set('Authorization', `Bearer ${w.body.access_token}`).expect(401);

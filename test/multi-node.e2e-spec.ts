@@ -1,3 +1,4 @@
+// @galera: npm test runs this file again on a 3-member Galera cluster (scripts/galera-files.sh)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type request from 'supertest';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+import { countEvents } from './support/log-events';
 import {
   csrfFromPage,
   hiddenFields,
@@ -210,14 +211,25 @@ describe('/api/o/authorize/: authorization code and implicit grants (RFC 6749 §
     assert.ok(t.logs.some((l) => l.includes('"event":"authorization_code_replayed"')));
   });
 
-  it('lets racing redemptions of one code yield at most one live token', async () => {
+  it('lets exactly one of three racing redemptions of one code win; the others are refused as a replay', async () => {
     const code = await codeFor(web);
+    const logged = t.logs.length;
     const results = await Promise.all([0, 1, 2].map(() => redeem(web, code)));
-    const live: string[] = [];
-    for (const r of results.filter((x) => x.status === 200)) {
-      if ((await t.http().get('/api/v2/me/').set('Authorization', bearer(r.body.access_token))).status === 200) live.push(r.body.access_token);
+    // One event per presentation: the compare-and-swap's winner redeemed, the losers replayed (a lock that
+    // refused every racer would show no redemption, a broken one two).
+    assert.deepEqual(countEvents(t.logs.slice(logged).join('\n'), ['authorization_code_redeemed', 'authorization_code_replayed']), {
+      authorization_code_redeemed: 1,
+      authorization_code_replayed: 2,
+    });
+    for (const r of results.filter((x) => x.status !== 200)) {
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error, 'invalid_grant');
     }
-    assert.ok(live.length <= 1, `${live.length} live tokens from one code`);
+    // The winner is answered with its tokens unless a replay was marked before it saved them; either way the
+    // replays revoke what the code issued (RFC 6749 §4.1.2), so no token from it is left alive.
+    const ok = results.filter((r) => r.status === 200);
+    assert.ok(ok.length === 1 || results.every((r) => r.status === 400), results.map((r) => r.status).join(' '));
+    for (const r of ok) await t.http().get('/api/v2/me/').set('Authorization', bearer(r.body.access_token)).expect(401);
   });
 
   it('expires codes after AUTHORIZATION_CODE_EXPIRE_SECONDS', async () => {

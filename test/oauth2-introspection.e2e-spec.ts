@@ -151,6 +151,29 @@ describe('/api/o/introspect/ (RFC 7662)', () => {
     assert.deepEqual((await introspect(admin, { token: expiring.token }).expect(200)).body, { active: false });
   });
 
+  it("reads a deactivated user's tokens as inactive, for their client and for a superuser (issue 40)", async () => {
+    const doraId = await t.createUser('dora', 'Dora-pass-1');
+    const dora = basic('dora', 'Dora-pass-1');
+    const granted = await tokenRequest(t, { grant_type: 'password', username: 'dora', password: 'Dora-pass-1' }, { clientId: cli.clientId, secret: cli.clientSecret });
+    assert.equal(granted.status, 200, granted.text);
+    secrets.push(granted.body.access_token, granted.body.refresh_token);
+    const personal = await personalToken(dora);
+    // Active while dora is: the answers below change because of the deactivation alone.
+    const before = (await introspect(asClient(cli), { token: granted.body.access_token }).expect(200)).body;
+    assert.equal(before.active, true);
+    assert.equal(before.username, 'dora');
+    assert.equal((await introspect(asClient(cli), { token: granted.body.refresh_token }).expect(200)).body.active, true);
+    assert.equal((await introspect(admin, { token: personal.token }).expect(200)).body.active, true);
+
+    await t.http().patch(`/api/v2/users/${doraId}/`).set('Authorization', admin).send({ is_active: false }).expect(200);
+    for (const token of [granted.body.access_token, granted.body.refresh_token]) {
+      assert.deepEqual((await introspect(asClient(cli), { token }).expect(200)).body, { active: false });
+      assert.deepEqual((await introspect(admin, { token }).expect(200)).body, { active: false });
+    }
+    assert.deepEqual((await introspect(admin, { token: personal.token }).expect(200)).body, { active: false });
+    await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${personal.token}`).expect(401);
+  });
+
   it('is listed at /api/o/ and never writes a secret to the logs', async () => {
     const index = await t.http().get('/api/o/').expect(200);
     assert.equal(index.body.introspect, '/api/o/introspect/');

@@ -5,6 +5,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { clientBasic, RegisteredApp, registerApp, tokenRequest } from './support/oauth2';
+import { countEvents } from './support/log-events';
 
 const bearer = (token: string) => `Bearer ${token}`;
 
@@ -156,16 +157,29 @@ describe('/api/o/token/ and /api/o/revoke_token/ (RFC 6749, RFC 7009)', () => {
     assert.ok(t.logs.some((l) => l.includes('"event":"refresh_token_reused"')));
   });
 
-  it('lets two racing refreshes of one token produce at most one live pair', async () => {
+  it('lets exactly one of three racing refreshes of one token rotate it; the others are refused as a reuse', async () => {
     const first = await grant(alicePassword);
+    const logged = t.logs.length;
     const results = await Promise.all([0, 1, 2].map(() => tokenRequest(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token }, conf())));
+    // One event per racer: the compare-and-swap's winner rotated, the losers reused (a lock that refused
+    // every racer would show no rotation).
+    assert.deepEqual(countEvents(t.logs.slice(logged).join('\n'), ['refresh_token_rotated', 'refresh_token_reused']), { refresh_token_rotated: 1, refresh_token_reused: 2 });
+    for (const r of results.filter((x) => x.status !== 200)) {
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error, 'invalid_grant');
+    }
+    // The winner is answered with its pair unless a loser revoked the family first (SPEC §5); either way no
+    // token of the family is left alive.
     const ok = results.filter((r) => r.status === 200);
-    assert.ok(ok.length <= 1, `${ok.length} refreshes won`);
-    for (const r of ok) secrets.push(r.body.access_token, r.body.refresh_token);
+    assert.ok(ok.length === 1 || results.every((r) => r.status === 400), results.map((r) => r.status).join(' '));
+    for (const r of ok) {
+      secrets.push(r.body.access_token, r.body.refresh_token);
+      await t.http().get('/api/v2/me/').set('Authorization', bearer(r.body.access_token)).expect(401);
+    }
     const hash = createHash('sha256').update(first.refresh_token).digest('hex');
     const [{ family }] = await ds.query('SELECT family FROM oauth2_refresh_token WHERE token_hash = ?', [hash]);
     const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_refresh_token WHERE family = ? AND revoked_at IS NULL', [family]);
-    assert.ok(Number(n) <= 1, `${n} live refresh tokens in the family`);
+    assert.equal(Number(n), 0, `${n} live refresh tokens in the family`);
   });
 
   it('narrows scope on refresh and refuses to widen it; binds the refresh token to its client', async () => {

@@ -13,6 +13,7 @@ const ACCOUNTS: Record<string, OidcAccount> = {
   'sub-dave': { preferred_username: 'dave' },
   'sub-erin': { preferred_username: 'erin' },
   'sub-frank': { preferred_username: 'frank' },
+  'sub-gail': { preferred_username: 'gail' },
 };
 
 describe('single sign-on with OpenID Connect against a real provider (SPEC §7)', () => {
@@ -186,6 +187,32 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
       await t.http().get('/api/v2/me/').set('Authorization', basic('admin', ADMIN_PASSWORD)).expect(401);
     } finally {
       await t.settings({ DISABLE_LOCAL_AUTH: false });
+    }
+  });
+
+  it('under MFA_REQUIRED_FOR=all an SSO user logs in at once, while a local user must set up a factor (SPEC §16)', async () => {
+    await t.settings({ MFA_REQUIRED_FOR: 'all' });
+    try {
+      // SSO users verify at their identity provider and are never asked: no set-up page, no second step.
+      const browser = new Browser(t);
+      const res = await login(browser, 'sub-gail');
+      assert.ok(!setCookies(res).some((c) => c.startsWith('mfa_pending=')), 'no pending second step');
+      const me = await assertLoggedIn(t, browser, res);
+      assert.equal(me.username, 'gail');
+      const factors = (await browser.get('/api/v2/me/mfa/').expect(200)).body;
+      assert.equal(factors.totp, false);
+      assert.deepEqual(factors.security_keys, []);
+      // The same setting holds a local user with a password at the set-up page, without a session.
+      await t.createUser('hal', 'Hal-pass-1');
+      const local = new Browser(t);
+      const page = await local.get('/api/login/').expect(200);
+      const csrf = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(page.text)![1];
+      const form = await local.postForm('/api/login/', { csrfmiddlewaretoken: csrf, username: 'hal', password: 'Hal-pass-1' }, { Referer: `${t.url}/api/login/` });
+      assert.equal(form.status, 200, form.text);
+      assert.match(form.text, /Set up two-step verification/);
+      assert.ok(!setCookies(form).some((c) => c.startsWith(`${t.config.sessionCookieName}=`)), 'no session before the set-up');
+    } finally {
+      await t.settings({ MFA_REQUIRED_FOR: 'none' });
     }
   });
 

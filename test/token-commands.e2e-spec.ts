@@ -167,6 +167,9 @@ describe('token management commands', () => {
   it('revoke_oauth2_tokens without --user revokes every access token', async () => {
     const a = manage(['create_oauth2_token', '--user', 'alice']).stdout.trim();
     const b = manage(['create_oauth2_token', '--user', 'bob']).stdout.trim();
+    // Both worked, each as its own user, before the command: the 401s below are the revocation's doing.
+    assert.equal((await t.http().get('/api/v2/me/').set('Authorization', bearer(a)).expect(200)).body.results[0].username, 'alice');
+    assert.equal((await t.http().get('/api/v2/me/').set('Authorization', bearer(b)).expect(200)).body.results[0].username, 'bob');
     assert.equal(manage(['revoke_oauth2_tokens']).status, 0);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(a)).expect(401);
     await t.http().get('/api/v2/me/').set('Authorization', bearer(b)).expect(401);

@@ -87,10 +87,15 @@ export class AuthorizationCodes {
     return this.policy.refusal(user, 'authorization_code');
   }
 
-  /** The one redemption that wins the compare-and-swap gets the family its tokens will carry. */
-  async redeem(code: AuthorizationCode): Promise<string | null> {
+  /**
+   * The one redemption that wins the compare-and-swap gets the family its tokens will carry. Logged, so that
+   * every presentation of a code leaves one event, `authorization_code_redeemed` or `…_replayed`.
+   */
+  async redeem(code: AuthorizationCode, trace: RequestTrace): Promise<string | null> {
     const family = newFamily();
-    return (await this.repository.redeem(code.id, this.clock.now(), family)) ? family : null;
+    if (!(await this.repository.redeem(code.id, this.clock.now(), family))) return null;
+    this.logger.log({ event: 'authorization_code_redeemed', code_id: code.id, application_id: code.applicationId, user_id: code.userId, ...trace });
+    return family;
   }
 
   /**

@@ -200,7 +200,7 @@ export class TokenEndpointModel {
    */
   async revokeAuthorizationCode(code: LibraryCode): Promise<boolean> {
     const user = code.user as GrantUser;
-    const family = await this.deps.codes.redeem(user.code!);
+    const family = await this.deps.codes.redeem(user.code!, this.trace);
     if (!family) {
       await this.deps.codes.replayed(user.code!, this.trace);
       return false;
