@@ -180,6 +180,50 @@ describe('two-step verification (SPEC §16)', () => {
     await t.http().get('/api/v2/me/').set('Authorization', hana.auth).expect(200);
   });
 
+  it('counts every code check of a user in one throttle: past the allowance each route answers 429, even to a right code, until the window passes', async () => {
+    const lena = await enrolled('lena');
+    const bearer = `Bearer ${await personalToken(lena.id)}`;
+    const removeTotp = (c: string) => t.http().delete('/api/v2/me/mfa/totp/').set('Authorization', bearer).send({ code: c });
+    const newCodes = (c: string) => t.http().post('/api/v2/me/mfa/recovery_codes/').set('Authorization', bearer).send({ code: c });
+    const status = async () => (await t.http().get('/api/v2/me/mfa/').set('Authorization', bearer).expect(200)).body;
+    await t.settings({ LOGIN_FAILURES_ALLOWED: 3, LOGIN_FAILURE_WINDOW: 600 });
+    try {
+      // Control: within the allowance a right code works (and forgives the failure before it).
+      assert.deepEqual((await newCodes('000000').expect(400)).body, { detail: 'The code is not valid.' });
+      const recovery: string[] = (await newCodes(lena.recovery[0]).expect(200)).body.recovery_codes;
+      // A request without a code is no check: a 400 that counts nothing.
+      for (let i = 0; i < 4; i++) await removeTotp('').expect(400);
+      // Three wrong codes, one on each route, spend the allowance they share.
+      await removeTotp('111111').expect(400);
+      await newCodes('222222').expect(400);
+      const { agent, csrf } = await passwordStep('lena');
+      assert.equal((await secondStep(agent, csrf, { code: '333333' })).status, 401);
+      // Past it: 429 with Retry-After on every route, for a right code too, and nothing is spent or changed.
+      t.clock.advance(30);
+      const refusals = [
+        await removeTotp(await code(lena.secret)),
+        await newCodes(recovery[0]),
+        await removeTotp(recovery[1]),
+        await secondStep(agent, csrf, { code: recovery[2] }),
+      ];
+      for (const res of refusals) {
+        assert.equal(res.status, 429, res.text.slice(0, 200));
+        const retryAfter = Number(res.headers['retry-after']);
+        assert.ok(retryAfter > 0 && retryAfter <= 600, `Retry-After ${res.headers['retry-after']}`);
+      }
+      assert.match(refusals[0].body.detail, /^Too many wrong codes\. Try again in \d+ seconds\.$/);
+      assert.deepEqual(await status(), { totp: true, security_keys: [], recovery_codes_left: 10 });
+      assert.match(t.logs.join('\n'), /"event":"login_throttled","method":"second_factor","stage":"remove_totp"/);
+      // Still refused just before the window ends; once it has passed the right code works again.
+      t.clock.advance(600 - 31);
+      assert.equal((await newCodes(recovery[0])).status, 429);
+      t.clock.advance(2);
+      assert.equal((await newCodes(recovery[0]).expect(200)).body.recovery_codes.length, 10);
+    } finally {
+      await t.settings({ LOGIN_FAILURES_ALLOWED: 5, LOGIN_FAILURE_WINDOW: 900 });
+    }
+  });
+
   /** A personal token made for a user directly (the user's basic is refused once a factor is set). */
   async function personalToken(userId: number): Promise<string> {
     const { TokensService } = await import('../src/tokens/tokens.service');

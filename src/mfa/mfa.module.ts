@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PendingStateModule } from '../pending-state/pending-state.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
+import { CodeThrottle } from './code-throttle';
 import { MfaController } from './mfa.controller';
 import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
@@ -16,7 +17,7 @@ import { TotpFactor } from './totp-factor.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([TotpFactor, RecoveryCode, SecurityKey]), PendingStateModule, UsersModule, SettingsModule],
   controllers: [MfaController],
-  providers: [MfaRepository, MfaService, SecurityKeys, PendingLogins],
-  exports: [MfaService, SecurityKeys, PendingLogins],
+  providers: [MfaRepository, MfaService, SecurityKeys, PendingLogins, CodeThrottle],
+  exports: [MfaService, SecurityKeys, PendingLogins, CodeThrottle],
 })
 export class MfaModule {}

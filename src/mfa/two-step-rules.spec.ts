@@ -4,13 +4,14 @@ import { generate } from 'otplib';
 import type { AppConfig } from '../config/app-config';
 import type { Clock } from '../common/clock';
 import type { SettingsService } from '../settings/settings.service';
+import type { CodeThrottle } from './code-throttle';
 import type { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
 import { newRecoveryCodes, normalisedRecoveryCode, totpStep } from './one-time-codes';
 
 function service(required: string): MfaService {
   const settings = { get: () => required } as unknown as SettingsService;
-  return new MfaService({} as MfaRepository, settings, {} as Clock, { secretKey: 'unit-test-secret-key-0123456789abcdefghij' } as AppConfig);
+  return new MfaService({} as MfaRepository, {} as CodeThrottle, settings, {} as Clock, { secretKey: 'unit-test-secret-key-0123456789abcdefghij' } as AppConfig);
 }
 
 describe('who owes a second step (SPEC §16)', () => {
