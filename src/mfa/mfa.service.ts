@@ -76,10 +76,17 @@ export class MfaService {
     };
   }
 
+  /** Whether the user has a confirmed factor (an authenticator app or a security key) right now. */
+  async hasFactor(userId: number): Promise<boolean> {
+    const [totp, keys] = await Promise.all([this.repository.totp(userId), this.repository.securityKeys(userId)]);
+    return !!totp?.confirmedAt || keys.length > 0;
+  }
+
   /** A new secret, pending until a code confirms it; refused while a confirmed one exists. */
-  async startTotp(user: User, trace: RequestTrace): Promise<TotpEnrolment> {
+  async startTotp(user: User, trace: RequestTrace, spendProof?: () => Promise<void>): Promise<TotpEnrolment> {
     const existing = await this.repository.totp(user.id);
     if (existing?.confirmedAt) throw new BadRequest('An authenticator app is already set up; remove it first.');
+    await spendProof?.();
     const secret = newTotpSecret();
     await this.repository.saveTotp({ userId: user.id, secret: this.box.encrypt(secret), confirmedAt: null, lastStep: null, created: this.clock.now() });
     this.logger.log({ event: 'mfa_totp_started', user_id: user.id, username: user.username, ...trace });

@@ -57,7 +57,8 @@ export class SessionsService {
     private readonly jobs: RevocationJobs,
   ) {}
 
-  async create(user: User, ipAddress: string, userAgent: string, trace: RequestTrace): Promise<NewSession> {
+  /** `secondStep`: the login completed its second step now (SPEC §16), which the session remembers. */
+  async create(user: User, ipAddress: string, userAgent: string, trace: RequestTrace, opts: { secondStep?: boolean } = {}): Promise<NewSession> {
     const perUser = this.settings.get('SESSIONS_PER_USER');
     const perIp = this.settings.get('SESSIONS_PER_IP');
     const locks = [perUser > 0 ? `user:${user.id}` : null, perIp > 0 ? `ip:${ipAddress}` : null].filter((l): l is string => !!l).sort();
@@ -77,7 +78,7 @@ export class SessionsService {
       const expires = new Date(Math.min(now.getTime() + age * 1000, absoluteExpires?.getTime() ?? Infinity));
       const values = {
         keyHash: sha256Hex(token), userId: user.id, ipAddress, userAgent: userAgent.slice(0, 512),
-        created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null,
+        created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null, secondStepAt: opts.secondStep ? now : null,
       };
       const created = await this.repository.insert(manager, values);
       if (perUser > 0) ended.push(...(await this.endOverLimit(manager, 'userId', user.id, perUser, now, user)));
