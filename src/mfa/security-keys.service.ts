@@ -12,6 +12,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { BadRequest, NotFound } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
+import { MFA_PROVIDER } from '../pending-state/pending-state.entity';
 import { PendingStateService } from '../pending-state/pending-state.service';
 import type { User } from '../users/user.entity';
 import { MfaRepository } from './mfa.repository';
@@ -60,7 +61,7 @@ export class SecurityKeys {
     });
     const key = registrationKey(user);
     await this.pending.remove(key);
-    await this.pending.add(key, 'mfa', { challenge: options.challenge }, CEREMONY_SECONDS);
+    await this.pending.add(key, MFA_PROVIDER, { challenge: options.challenge }, CEREMONY_SECONDS);
     return options;
   }
 

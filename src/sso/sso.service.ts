@@ -41,7 +41,8 @@ interface PendingSaml {
 /**
  * The two legs of a single sign-on (SPEC §7) for both protocols, between the HTTP routes and the
  * protocol services: the transaction state in the shared database (a login started on one node
- * completes on another), the pending-login cap per address, provisioning, and the provider's
+ * completes on another; the store keeps each address's pending logins bounded by evicting its oldest,
+ * never by refusing a start), provisioning, and the provider's
  * session recorded beside the new session (SPEC §17).
  */
 @Injectable()
@@ -58,7 +59,6 @@ export class SsoService {
   /** The redirect to the provider, and the browser-binding handle for the `sso_oidc` cookie (the database keeps only its MAC). */
   async startOidc(attempt: SsoAttempt, clientIp: string, trace: RequestTrace): Promise<{ url: string; handle: string }> {
     const provider = await this.oidc.provider(attempt.provider, trace);
-    await this.assertRoomFor(clientIp);
     const { url, transaction } = await this.oidc.authorizationRequest(provider);
     const handle = randomBytes(32).toString('base64url');
     await this.store.add<PendingOidc>(`oidc:${this.store.digest(handle)}`, provider.key, { transaction, next: attempt.next }, OIDC_TTL_SECONDS, clientIp);
@@ -80,7 +80,6 @@ export class SsoService {
   /** The AuthnRequest redirect; RelayState is a random handle to the pending login in the database. */
   async startSaml(attempt: SsoAttempt, clientIp: string, trace: RequestTrace): Promise<string> {
     const provider = await this.saml.provider(attempt.provider, trace);
-    await this.assertRoomFor(clientIp);
     const handle = randomBytes(32).toString('base64url');
     await this.store.add<PendingSaml>(`relay:${this.store.digest(handle)}`, provider.key, { next: attempt.next }, SAML_REQUEST_TTL_SECONDS, clientIp);
     return this.saml.authorizeUrl(provider, handle);
@@ -109,10 +108,5 @@ export class SsoService {
       await this.sessions.end({ ids: [sessionId] }, 'logged_out', trace);
       throw err;
     }
-  }
-
-  /** A new pending login only while this address has room for one (PendingStateService.hasRoomFor). */
-  private async assertRoomFor(ip: string): Promise<void> {
-    if (!(await this.store.hasRoomFor(ip))) throw new SsoFailure('too_many', 'too many pending logins from this address');
   }
 }
