@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Scheduler } from '../src/common/scheduler';
+import { PendingStateRepository } from '../src/pending-state/pending-state.repository';
 import { PENDING_LOGINS_PER_ADDRESS, PendingStateService } from '../src/pending-state/pending-state.service';
 import { SsoUsers } from '../src/sso/sso-users.service';
 import { LoginThrottle } from '../src/users/login-throttle.service';
@@ -167,14 +168,38 @@ describe('hardening (SPEC §2, §5, §8)', () => {
       await busy;
     });
 
-    it(`refuses a new pending single sign-on login beyond ${PENDING_LOGINS_PER_ADDRESS} from one address`, async () => {
+    it(`keeps the newest ${PENDING_LOGINS_PER_ADDRESS} pending logins of each kind per address, ending the oldest; never refuses one`, async () => {
       const store = t.app.get(PendingStateService);
-      for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) assert.ok(await store.add(`relay:bound-${i}`, 'saml:x', { next: '' }, 600, '198.18.1.1'));
-      assert.equal(await store.hasRoomFor('198.18.1.1'), false);
-      assert.equal(await store.hasRoomFor('198.18.1.2'), true);
+      const live = async (prefix: string) => {
+        const found: string[] = [];
+        for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS + 5; i++) if (await store.peek(`${prefix}${i}`)) found.push(`${prefix}${i}`);
+        return found;
+      };
+      // A second step waiting behind the same address, and one from another address.
+      assert.ok(await store.add('mfa:waiting', 'mfa', { userId: 1 }, 300, '198.18.1.1'));
+      for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) assert.ok(await store.add(`relay:other-${i}`, 'saml:x', { next: '' }, 600, '198.18.1.2'));
+      for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS + 5; i++) {
+        t.clock.advance(1); // in order of creation
+        assert.ok(await store.add(`relay:bound-${i}`, 'saml:x', { next: '' }, 600, '198.18.1.1'), 'a start is never refused');
+      }
+      assert.deepEqual(await live('relay:bound-'), Array.from({ length: PENDING_LOGINS_PER_ADDRESS }, (_, i) => `relay:bound-${i + 5}`), 'the five oldest are gone');
+      assert.ok(await store.peek('mfa:waiting'), "single sign-on starts do not end the address's second steps");
+      assert.equal((await live('relay:other-')).length, PENDING_LOGINS_PER_ADDRESS, 'other addresses keep theirs');
       t.clock.advance(601);
-      assert.equal(await store.hasRoomFor('198.18.1.1'), true);
-      assert.ok((await store.sweep()) >= PENDING_LOGINS_PER_ADDRESS, 'expired entries are swept');
+      assert.ok((await store.sweep()) >= 2 * PENDING_LOGINS_PER_ADDRESS, 'expired entries are swept');
+    });
+
+    it('holds every pending login under a global ceiling, ending those nearest their expiry; replay caches are never evicted', async () => {
+      const store = t.app.get(PendingStateService);
+      assert.equal(await t.app.get(PendingStateRepository).countPendingLogins(), 0, 'no other pending login in the store');
+      assert.ok(await store.add('assertion:idp:seen-1', 'saml:x', null, 60)); // a replay-cache entry: no client address
+      for (let i = 0; i < 20; i++) assert.ok(await store.add(`oidc:ceiling-${i}`, 'oidc:x', {}, 60 + 30 * i, `198.18.2.${i}`));
+      assert.equal(await store.sweep(100), 0, 'under the ceiling nothing goes');
+      await store.sweep(10);
+      const left: number[] = [];
+      for (let i = 0; i < 20; i++) if (await store.peek(`oidc:ceiling-${i}`)) left.push(i);
+      assert.deepEqual(left, [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], 'the ten nearest their expiry went first');
+      assert.ok(await store.peek('assertion:idp:seen-1'), 'the replay cache is not a pending login');
     });
   });
 });

@@ -2,15 +2,19 @@ import { unlimited } from '../src/sessions/session-limit.interceptor';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
+import type { Test } from 'supertest';
 import { NO_REQUEST } from '../src/common/request-context';
 import { SessionsService } from '../src/sessions/sessions.service';
 import { UsersService } from '../src/users/users.service';
 import { Agent, cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 import { runManage } from './support/service-process';
+import { SoftwareKey } from './support/webauthn-key';
+import { FRESH_SECOND_STEP_SECONDS } from '../src/mfa/factor-change-proof';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 
 const MFA_REQUIRED = 'This account uses two-step verification; use a token.';
+const PROOF_NEEDED = /^Changing second factors needs proof: send "code"/;
 
 /**
  * Two-step verification (SPEC §16, issue 31): enrolment through the API, the second step of the form
@@ -179,6 +183,170 @@ describe('two-step verification (SPEC §16)', () => {
     await t.http().delete('/api/v2/me/mfa/totp/').set('Authorization', bearer).send({ code: fresh.body.recovery_codes[0] }).expect(204);
     assert.deepEqual((await t.http().get('/api/v2/me/mfa/').set('Authorization', bearer).expect(200)).body, { totp: false, security_keys: [], recovery_codes_left: 0 });
     await t.http().get('/api/v2/me/').set('Authorization', hana.auth).expect(200);
+  });
+
+  it('counts every code check of a user in one throttle: past the allowance each route answers 429, even to a right code, until the window passes', async () => {
+    const lena = await enrolled('lena');
+    const bearer = `Bearer ${await personalToken(lena.id)}`;
+    const removeTotp = (c: string) => t.http().delete('/api/v2/me/mfa/totp/').set('Authorization', bearer).send({ code: c });
+    const newCodes = (c: string) => t.http().post('/api/v2/me/mfa/recovery_codes/').set('Authorization', bearer).send({ code: c });
+    const status = async () => (await t.http().get('/api/v2/me/mfa/').set('Authorization', bearer).expect(200)).body;
+    const asLena: Caller = (method, path) => t.http()[method](path).set('Authorization', bearer);
+    await t.settings({ LOGIN_FAILURES_ALLOWED: 4, LOGIN_FAILURE_WINDOW: 600 });
+    try {
+      // Control: within the allowance a right code works (and forgives the failure before it).
+      assert.deepEqual((await newCodes('000000').expect(400)).body, { detail: 'The code is not valid.' });
+      const recovery: string[] = (await newCodes(lena.recovery[0]).expect(200)).body.recovery_codes;
+      // A request without a code is no check: a 400 that counts nothing.
+      for (let i = 0; i < 4; i++) await removeTotp('').expect(400);
+      // Four wrong codes, one on each route, spend the allowance they share (the fourth: the proof of a factor change).
+      await removeTotp('111111').expect(400);
+      await newCodes('222222').expect(400);
+      await addKey(asLena, { code: '444444', status: 400 });
+      const { agent, csrf } = await passwordStep('lena');
+      assert.equal((await secondStep(agent, csrf, { code: '333333' })).status, 401);
+      // Past it: 429 with Retry-After on every route, for a right code too, and nothing is spent or changed.
+      t.clock.advance(30);
+      const refusals = [
+        await removeTotp(await code(lena.secret)),
+        await newCodes(recovery[0]),
+        await removeTotp(recovery[1]),
+        await secondStep(agent, csrf, { code: recovery[2] }),
+        await addKey(asLena, { code: recovery[3] }),
+      ];
+      for (const res of refusals) {
+        assert.equal(res.status, 429, res.text.slice(0, 200));
+        const retryAfter = Number(res.headers['retry-after']);
+        assert.ok(retryAfter > 0 && retryAfter <= 600, `Retry-After ${res.headers['retry-after']}`);
+      }
+      assert.match(refusals[0].body.detail, /^Too many wrong codes\. Try again in \d+ seconds\.$/);
+      assert.deepEqual(await status(), { totp: true, security_keys: [], recovery_codes_left: 10 });
+      assert.match(t.logs.join('\n'), /"event":"login_throttled","method":"second_factor","stage":"remove_totp"/);
+      // Still refused just before the window ends; once it has passed the right code works again.
+      t.clock.advance(600 - 31);
+      assert.equal((await newCodes(recovery[0])).status, 429);
+      t.clock.advance(2);
+      assert.equal((await newCodes(recovery[0]).expect(200)).body.recovery_codes.length, 10);
+    } finally {
+      await t.settings({ LOGIN_FAILURES_ALLOWED: 5, LOGIN_FAILURE_WINDOW: 900 });
+    }
+  });
+
+  /** One way of calling the API as a user: a bearer token, or a session with its CSRF token as the Security tab sends it. */
+  type Caller = (method: 'get' | 'post' | 'delete', path: string) => Test;
+  const byToken = (token: string): Caller => (method, path) => t.http()[method](path).set('Authorization', `Bearer ${token}`);
+  const bySession = (agent: Agent, csrf: string): Caller => (method, path) => agent[method](path).set('X-CSRFToken', csrf).set('Referer', `${t.url}/`);
+
+  /** A session made without any second step (as a login before one was set up), with a CSRF token. */
+  async function plainSession(userId: number): Promise<Caller> {
+    const { token } = await t.app.get(SessionsService).create((await t.app.get(UsersService).findById(userId))!, unlimited('127.0.0.1'), 'test', NO_REQUEST);
+    const agent = t.agent();
+    const csrf = cookieValue((await agent.get('/api/login/').expect(200)).headers['set-cookie'], 'csrftoken')!;
+    return (method, path) => bySession(agent, csrf)(method, path).set('Cookie', `${t.config.sessionCookieName}=${token}; csrftoken=${csrf}`);
+  }
+
+  /** A session through the form and its second step, completed now with a TOTP code or a key's assertion. */
+  async function secondStepSession(username: string, proof: { secret?: string; key?: SoftwareKey }): Promise<Caller> {
+    const { agent, csrf, res } = await passwordStep(username);
+    assert.equal(res.status, 200, 'the second page');
+    let form: Record<string, string>;
+    if (proof.key) {
+      const options = /data-options="([^"]+)"/.exec(res.text)![1].replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+      form = { credential: JSON.stringify(proof.key.assert(JSON.parse(options))) };
+    } else {
+      t.clock.advance(30); // an unused code
+      form = { code: await code(proof.secret!) };
+    }
+    const done = await secondStep(agent, csrf, form);
+    assert.equal(done.status, 302, done.text.slice(0, 200));
+    return bySession(agent, cookieValue(done.headers['set-cookie'], 'csrftoken')!);
+  }
+
+  /** A key in software for this service's relying party (PUBLIC_URL). */
+  const softwareKey = () => new SoftwareKey(new URL(t.config.publicUrl).origin, new URL(t.config.publicUrl).hostname);
+
+  /** Creation options (they need no proof), then the key's answer, with `code` in the body when given; `status` is asserted. */
+  async function addKey(as: Caller, opts: { key?: SoftwareKey; code?: string; status?: number } = {}) {
+    const options = await as('post', '/api/v2/me/mfa/security_keys/options/').send({}).expect(200);
+    const credential = (opts.key ?? softwareKey()).register(options.body);
+    const res = await as('post', '/api/v2/me/mfa/security_keys/').send({ name: 'Desk key', credential, ...(opts.code === undefined ? {} : { code: opts.code }) });
+    if (opts.status) assert.equal(res.status, opts.status, res.text);
+    return res;
+  }
+
+  async function mfaStatus(as: Caller): Promise<{ totp: boolean; security_keys: { id: number }[]; recovery_codes_left: number }> {
+    return (await as('get', '/api/v2/me/mfa/').expect(200)).body;
+  }
+
+  it('a key is added or removed with proof only, once a user has a factor: 403 for a token or an old session, a code or a fresh second step works', async () => {
+    const nora = await enrolled('nora');
+    const token = byToken(await personalToken(nora.id));
+    const plain = await plainSession(nora.id);
+    const stale = await secondStepSession('nora', { secret: nora.secret });
+    t.clock.advance(FRESH_SECOND_STEP_SECONDS + 1);
+
+    // Adding: refused without proof, before the key's answer is even read; a wrong code is a 400; nothing is added.
+    for (const as of [token, plain, stale]) {
+      const refused = await addKey(as);
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.body.detail, PROOF_NEEDED);
+    }
+    assert.deepEqual((await addKey(token, { code: '000000', status: 400 })).body, { detail: 'The code is not valid.' });
+    assert.deepEqual((await mfaStatus(token)).security_keys, []);
+    // A right code in the body works (here a recovery code, which it spends).
+    const added = await addKey(token, { code: nora.recovery[0], status: 201 });
+    assert.equal((await addKey(token, { code: nora.recovery[0] })).status, 400, 'a recovery code proves once');
+    assert.equal((await mfaStatus(token)).security_keys.length, 1);
+
+    // Removing: the same refusals, nothing removed; then a current code of the app works.
+    const removeKey = (as: Caller) => as('delete', `/api/v2/me/mfa/security_keys/${added.body.id}/`);
+    for (const as of [token, plain, stale]) {
+      const refused = await removeKey(as).send({});
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.body.detail, PROOF_NEEDED);
+    }
+    assert.equal((await mfaStatus(token)).security_keys.length, 1, 'nothing was removed');
+    t.clock.advance(30);
+    await removeKey(token).send({ code: await code(nora.secret) }).expect(204);
+
+    // A session whose second step is less than five minutes old needs no code, for either change.
+    const fresh = await secondStepSession('nora', { secret: nora.secret });
+    t.clock.advance(FRESH_SECOND_STEP_SECONDS - 1);
+    const second = await addKey(fresh, { status: 201 });
+    await fresh('delete', `/api/v2/me/mfa/security_keys/${second.body.id}/`).send({}).expect(204);
+    t.clock.advance(1);
+    assert.equal((await addKey(fresh)).status, 403, 'five minutes on, the same session needs a code');
+  });
+
+  it("deleting a user's only key needs proof (it would switch the second step off); so does starting an authenticator app", async () => {
+    // No factor yet: the first is added freely (here with basic), and brings the recovery codes.
+    const kaiId = await t.createUser('kai', 'Strong-pass-1');
+    const kaiBasic = basic('kai', 'Strong-pass-1');
+    const key = softwareKey();
+    const first = await addKey((method, path) => t.http()[method](path).set('Authorization', kaiBasic), { key, status: 201 });
+    const recovery: string[] = first.body.recovery_codes;
+    assert.equal(recovery.length, 10);
+    assert.deepEqual((await t.http().get('/api/v2/me/').set('Authorization', kaiBasic).expect(401)).body, { detail: MFA_REQUIRED });
+
+    const token = byToken(await personalToken(kaiId));
+    const plain = await plainSession(kaiId);
+    for (const as of [token, plain]) {
+      const refused = await as('delete', `/api/v2/me/mfa/security_keys/${first.body.id}/`).send({});
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.body.detail, PROOF_NEEDED);
+      const app = await as('post', '/api/v2/me/mfa/totp/').send({});
+      assert.equal(app.status, 403, app.text);
+    }
+    assert.equal((await mfaStatus(token)).security_keys.length, 1, 'the key is still there');
+    await t.http().get('/api/v2/me/').set('Authorization', kaiBasic).expect(401);
+    // With a recovery code an authenticator app is started (confirming it would replace the recovery codes).
+    assert.match((await token('post', '/api/v2/me/mfa/totp/').send({ code: recovery[0] }).expect(201)).body.secret, /^[A-Z2-7]+$/);
+
+    // A session whose login completed the second step with the key just now removes it without a code.
+    const fresh = await secondStepSession('kai', { key });
+    await fresh('delete', `/api/v2/me/mfa/security_keys/${first.body.id}/`).send({}).expect(204);
+    assert.deepEqual(await mfaStatus(token), { totp: false, security_keys: [], recovery_codes_left: 0 });
+    await t.http().get('/api/v2/me/').set('Authorization', kaiBasic).expect(200);
   });
 
   /** A personal token made for a user directly (the user's basic is refused once a factor is set). */

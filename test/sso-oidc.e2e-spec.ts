@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { PENDING_LOGINS_PER_ADDRESS } from '../src/pending-state/pending-state.service';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { CLIENT_ID, CLIENT_SECRET, OidcAccount, OidcIdp } from './support/oidc-idp';
 import { Browser } from './support/sso-browser';
@@ -141,6 +142,24 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     await assertLoggedIn(t, browser, await login(browser, 'sub-alice', '/sso/login/oidc/?idp=corp&next=%2Fapi%2Fv2%2Fme%2Fsessions%2F'), '/api/v2/me/sessions/');
     const other = new Browser(t);
     await assertLoggedIn(t, other, await login(other, 'sub-alice', '/sso/login/oidc/?idp=corp&next=https%3A%2F%2Fevil.example%2F'));
+  });
+
+  it('starting a login is never refused because of logins others started from the same address: the oldest pending one ends instead (issue 40)', async () => {
+    // Someone starts a login and is at the provider; then 30 anonymous starts from the same address (everyone
+    // here is 127.0.0.1, as an office behind one NAT) fill that address's share of pending logins.
+    const victim = new Browser(t);
+    const victimCallback = await toCallback(victim, 'sub-erin');
+    t.clock.advance(1);
+    for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) {
+      const start = await new Browser(t).get('/sso/login/oidc/?idp=corp').expect(302);
+      assert.ok(start.headers.location.startsWith(`${idp.issuer}/auth?`), start.headers.location);
+    }
+    // A real login from that address still starts and completes.
+    const honest = new Browser(t);
+    await assertLoggedIn(t, honest, await login(honest, 'sub-frank'));
+    // The oldest pending login was the one ended: its callback lands on the login page with the SSO error, no session, no 500.
+    const sessions = await sessionCount(t);
+    await assertRefused(t, victim, await victim.get(victimCallback), 'no_transaction', sessions);
   });
 
   it('session limits apply to SSO sessions', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { inflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
+import { PENDING_LOGINS_PER_ADDRESS } from '../src/pending-state/pending-state.service';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { ResponseTamper, SamlIdp, SamlUser } from './support/saml-idp';
 import { spawnService } from './support/service-process';
@@ -156,6 +157,20 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     } finally {
       await node.stop();
     }
+  });
+
+  it('starting a login is never refused because of logins others started from the same address; the oldest pending one ends (issue 40)', async () => {
+    const victim = new Browser(t);
+    const { posted } = await toResponse(victim, 'ivan');
+    t.clock.advance(1);
+    for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) {
+      const start = await new Browser(t).get('/sso/login/saml/?idp=okta').expect(302);
+      assert.ok(start.headers.location.startsWith(`${idp.ssoUrl}?`), start.headers.location);
+    }
+    const honest = new Browser(t);
+    await assertLoggedIn(t, honest, await login(honest, 'ivan'));
+    const sessions = await sessionCount(t);
+    await assertRefused(t, victim, await victim.postForm(posted.acs, { SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState }), 'no_transaction', sessions);
   });
 
   it('session limits apply to SAML sessions', async () => {

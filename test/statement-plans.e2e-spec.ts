@@ -59,7 +59,7 @@ describe(`periodic statements are planned by an index at 100,000 rows (issue 29)
 
   it('lists the periodic statements of sessions, tokens, device codes, the login throttle and the pending state', () => {
     const names = statements().map((s) => s.name);
-    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i, /device-code sweep/, /pending-state sweep/, /pending state: live entries/]) {
+    for (const expected of [/sessions: sweep idle/, /sessions: delete ended/, /sessions: end all of a user/, /login throttle/, /refresh/i, /access/i, /device-code sweep/, /pending-state sweep/, /pending state: the logins of one address/, /pending state: count of pending logins/, /the global ceiling, pending logins/]) {
       assert.ok(names.some((n) => expected.test(n)), `no statement named like ${expected}: ${names.join(', ')}`);
     }
   });

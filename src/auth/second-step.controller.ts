@@ -1,18 +1,17 @@
-import { Controller, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
 import { CreatesSession } from '../sessions/session-limit.interceptor';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { clientIp } from '../common/client-ip';
 import { BadRequest, Throttled } from '../common/errors';
 import { LoginProviders } from '../common/login-providers';
 import { Public } from '../common/public.decorator';
 import { traceOf } from '../common/request-context';
+import { CodeThrottle } from '../mfa/code-throttle';
 import { MfaService } from '../mfa/mfa.service';
 import { PendingLogin, PendingLogins } from '../mfa/pending-logins.service';
 import { SecurityKeys } from '../mfa/security-keys.service';
 import { CsrfService } from '../sessions/csrf.service';
 import { AccountPolicy } from '../users/account-policy';
-import { LoginThrottle } from '../users/login-throttle.service';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { sendLoginPage } from './login-page';
@@ -26,12 +25,10 @@ const INVALID_CODE = 'The code is not valid. Try again.';
 /**
  * The second step's routes (SPEC §16): `POST /api/login/mfa/` (a code, or a security key's assertion in
  * `credential`) completes the login exactly as §2 does, with the 302 to `next`; `POST /api/login/mfa/setup/`
- * completes a forced set-up. Failures count against the user in the login throttle, from any address.
+ * completes a forced set-up. Every attempt counts in the user's code throttle (CodeThrottle), from any address.
  */
 @Controller('api/login/mfa')
 export class SecondStepController {
-  private readonly logger = new Logger('auth');
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly csrf: CsrfService,
@@ -41,7 +38,7 @@ export class SecondStepController {
     private readonly keys: SecurityKeys,
     private readonly users: UsersService,
     private readonly policy: AccountPolicy,
-    private readonly throttle: LoginThrottle,
+    private readonly codes: CodeThrottle,
     private readonly providers: LoginProviders,
   ) {}
 
@@ -54,7 +51,7 @@ export class SecondStepController {
     if (!found) return;
     const { handle, login, user } = found;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const ok = await this.counted(req, res, user, async () => {
+    const ok = await this.counted(req, res, user, 'login', async () => {
       if (typeof body.credential === 'string' && body.credential && login.options) {
         return this.keys.verifyAssertion(user, parseJson(body.credential), login.options.challenge, traceOf(req));
       }
@@ -75,7 +72,7 @@ export class SecondStepController {
     if (!found) return;
     const { handle, login, user } = found;
     const code = String((req.body as Record<string, unknown> | undefined)?.code ?? '');
-    const codes = await this.counted(req, res, user, () => this.mfa.confirmTotp(user, code, traceOf(req)).catch(refusedAsNull));
+    const codes = await this.counted(req, res, user, 'setup', () => this.mfa.confirmTotp(user, code, traceOf(req)).catch(refusedAsNull));
     if (codes === undefined) return;
     if (!codes) return this.step.setupPage(req, res, user, 401, INVALID_CODE);
     if (!(await this.step.complete(req, res, handle, user))) return this.expired(req, res, login.next);
@@ -94,13 +91,12 @@ export class SecondStepController {
     return { handle: handle as string, login, user };
   }
 
-  /** Runs an attempt under the user's throttle; undefined when the throttle refused it (the 429 page is sent). */
-  private async counted<T>(req: Request, res: Response, user: User, attempt: () => Promise<T>): Promise<T | undefined> {
+  /** Runs an attempt under the user's code throttle; undefined when the throttle refused it (the 429 page is sent). */
+  private async counted<T>(req: Request, res: Response, user: User, stage: string, attempt: () => Promise<T>): Promise<T | undefined> {
     try {
-      return await this.throttle.attempt({ pairs: [[`mfa:${user.id}`, '']], rightForgives: true }, attempt, (result) => (result ? 'right' : 'wrong'));
+      return await this.codes.check(user, stage, traceOf(req), attempt);
     } catch (err) {
       if (!(err instanceof Throttled)) throw err;
-      this.logger.warn({ event: 'login_throttled', method: 'second_step', username: user.username, client_ip: clientIp(req), retry_after: err.retryAfter, ...traceOf(req) });
       res.header('Retry-After', String(err.retryAfter));
       sendLoginPage(res, 429, { csrfToken: this.csrf.ensureCookie(req, res), next: '', message: err.detail, providers: this.providers.list() });
       return undefined;

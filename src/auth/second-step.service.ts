@@ -53,7 +53,8 @@ export class SecondStep {
   async complete(req: Request, res: Response, handle: string, user: User): Promise<boolean> {
     if (!(await this.pending.finish(handle))) return false;
     res.clearCookie(PENDING_COOKIE, { path: PENDING_PATH });
-    await this.sessionLogin.start(req, res, user, 'session');
+    // The session remembers the second step: for five minutes it may change factors without a code.
+    await this.sessionLogin.start(req, res, user, 'session', { secondStep: true });
     return true;
   }
 }

@@ -107,10 +107,13 @@ export class NotFound extends DomainError {
   }
 }
 
-/** Too many failed password attempts for one (username, address) pair (SPEC §12). */
+/** Too many failed password attempts for one (username, address) pair (SPEC §12), or wrong codes of one user (§16). */
 export class Throttled extends DomainError {
-  constructor(readonly retryAfter: number) {
-    super('throttled', `Too many failed login attempts. Try again in ${retryAfter} seconds.`);
+  constructor(
+    readonly retryAfter: number,
+    what = 'failed login attempts',
+  ) {
+    super('throttled', `Too many ${what}. Try again in ${retryAfter} seconds.`);
   }
 }
 

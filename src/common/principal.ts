@@ -44,6 +44,8 @@ export interface Principal {
   scope: TokenScope;
   /** Database id of the session or token that authenticated the request. */
   credentialId?: number;
+  /** A session's: when the login that made it completed its second step (SPEC §16), else null or absent. */
+  secondStepAt?: Date | null;
 }
 
 /** What the credential strategies read of a request: the same on every HTTP adapter. */

@@ -8,11 +8,14 @@ import { text, validateBody } from '../common/validation';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { LoginMethods } from '../users/login-methods';
+import { FactorChangeProof } from './factor-change-proof';
 import { MfaService } from './mfa.service';
 import { SecurityKeys } from './security-keys.service';
 
 const CODE_BODY = z.object({ code: text(64) });
-const KEY_BODY = z.object({ name: text(100), credential: z.record(z.string(), z.unknown()) });
+/** The proof a factor change may need (FactorChangeProof): a code, or nothing from a fresh second step. */
+const PROOF_BODY = z.object({ code: text(64).optional() });
+const KEY_BODY = PROOF_BODY.extend({ name: text(100), credential: z.record(z.string(), z.unknown()) });
 
 /**
  * `/api/v2/me/mfa/…` (SPEC §16): a user's own second factors, and a superuser's reset of anyone's. The
@@ -25,6 +28,7 @@ export class MfaController {
     private readonly keys: SecurityKeys,
     private readonly users: UsersService,
     private readonly methods: LoginMethods,
+    private readonly proof: FactorChangeProof,
   ) {}
 
   @Get('me/mfa')
@@ -32,9 +36,12 @@ export class MfaController {
     return this.mfa.status(principal.user);
   }
 
+  /** A user with a factor proves one first (SPEC §16): confirming the new app replaces the recovery codes. */
   @Post('me/mfa/totp')
-  startTotp(@CurrentPrincipal() principal: Principal, @CurrentTrace() trace: RequestTrace) {
-    return this.mfa.startTotp(this.mayEnrol(principal.user), trace);
+  async startTotp(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const user = this.mayEnrol(principal.user);
+    const { code } = validateBody(PROOF_BODY, body);
+    return this.mfa.startTotp(user, trace, await this.proof.demand(principal, code, trace));
   }
 
   @Post('me/mfa/totp/confirm')
@@ -67,16 +74,19 @@ export class MfaController {
   /** 201 with the key; a first factor's response also carries the ten recovery codes, shown this once. */
   @Post('me/mfa/security_keys')
   async addKey(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
-    const { name, credential } = validateBody(KEY_BODY, body);
-    const key = await this.keys.register(this.mayEnrol(principal.user), name, credential, trace);
+    const user = this.mayEnrol(principal.user);
+    const { name, credential, code } = validateBody(KEY_BODY, body);
+    const key = await this.keys.register(user, name, credential, trace, await this.proof.demand(principal, code, trace));
     const codes = await this.mfa.ensureRecoveryCodes(principal.user);
     return { id: key.id, name: key.name, created: key.created.toISOString(), last_used: null, ...(codes ? { recovery_codes: codes } : {}) };
   }
 
+  /** Proof first (SPEC §16): deleting a user's only key would switch their second step off. */
   @Delete('me/mfa/security_keys/:id')
   @HttpCode(204)
-  removeKey(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
-    return this.keys.remove(principal.user, id, trace);
+  async removeKey(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+    const { code } = validateBody(PROOF_BODY, body);
+    await this.keys.remove(principal.user, id, trace, await this.proof.demand(principal, code, trace));
   }
 
   /** Every factor of user N, for a user locked out of them (superusers only). */

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PendingStateModule } from '../pending-state/pending-state.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
+import { CodeThrottle } from './code-throttle';
+import { FactorChangeProof } from './factor-change-proof';
 import { MfaController } from './mfa.controller';
 import { MfaRepository } from './mfa.repository';
 import { MfaService } from './mfa.service';
@@ -16,7 +18,7 @@ import { TotpFactor } from './totp-factor.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([TotpFactor, RecoveryCode, SecurityKey]), PendingStateModule, UsersModule, SettingsModule],
   controllers: [MfaController],
-  providers: [MfaRepository, MfaService, SecurityKeys, PendingLogins],
-  exports: [MfaService, SecurityKeys, PendingLogins],
+  providers: [MfaRepository, MfaService, SecurityKeys, PendingLogins, CodeThrottle, FactorChangeProof],
+  exports: [MfaService, SecurityKeys, PendingLogins, CodeThrottle],
 })
 export class MfaModule {}

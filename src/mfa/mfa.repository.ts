@@ -52,6 +52,11 @@ export class MfaRepository {
     await this.manager.delete(TotpFactor, { userId });
   }
 
+  /** A secret that was started but never confirmed. */
+  async deletePendingTotp(userId: number): Promise<void> {
+    await this.manager.delete(TotpFactor, { userId, confirmedAt: IsNull() });
+  }
+
   async replaceRecoveryCodes(userId: number, hashes: string[], now: Date): Promise<void> {
     await this.manager.delete(RecoveryCode, { userId });
     if (hashes.length) await this.manager.insert(RecoveryCode, hashes.map((codeHash) => ({ userId, codeHash, usedAt: null, created: now })));

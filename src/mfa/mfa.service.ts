@@ -8,6 +8,7 @@ import { SecretBox } from '../common/secret-box';
 import { SettingsService } from '../settings/settings.service';
 import type { AuthenticationSettings } from '../settings/authentication-settings';
 import type { User } from '../users/user.entity';
+import { CodeThrottle } from './code-throttle';
 import { MfaRepository } from './mfa.repository';
 import { newRecoveryCodes, newTotpSecret, normalisedRecoveryCode, otpauthUrl, totpStep } from './one-time-codes';
 
@@ -25,6 +26,9 @@ async function enrolment(user: Pick<User, 'username'>, secret: string): Promise<
   return { secret, otpauth_url: url, qr_code: await QRCode.toDataURL(url, { margin: 1, width: 200 }) };
 }
 
+/** The answer to a wrong code wherever the API checks one (SPEC §16). */
+export const INVALID_CODE = 'The code is not valid.';
+
 /** Which factor a code proved. */
 export type CodeKind = 'totp' | 'recovery_code';
 
@@ -41,6 +45,7 @@ export class MfaService {
 
   constructor(
     private readonly repository: MfaRepository,
+    private readonly codes: CodeThrottle,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -57,10 +62,17 @@ export class MfaService {
     };
   }
 
+  /** Whether the user has a confirmed factor (an authenticator app or a security key) right now. */
+  async hasFactor(userId: number): Promise<boolean> {
+    const [totp, keys] = await Promise.all([this.repository.totp(userId), this.repository.securityKeys(userId)]);
+    return !!totp?.confirmedAt || keys.length > 0;
+  }
+
   /** A new secret, pending until a code confirms it; refused while a confirmed one exists. */
-  async startTotp(user: User, trace: RequestTrace): Promise<TotpEnrolment> {
+  async startTotp(user: User, trace: RequestTrace, spendProof?: () => Promise<void>): Promise<TotpEnrolment> {
     const existing = await this.repository.totp(user.id);
     if (existing?.confirmedAt) throw new BadRequest('An authenticator app is already set up; remove it first.');
+    await spendProof?.();
     const secret = newTotpSecret();
     await this.repository.saveTotp({ userId: user.id, secret: this.box.encrypt(secret), confirmedAt: null, lastStep: null, created: this.clock.now() });
     this.logger.log({ event: 'mfa_totp_started', user_id: user.id, username: user.username, ...trace });
@@ -115,11 +127,21 @@ export class MfaService {
     return null;
   }
 
+  /**
+   * spendCode under the user's code throttle (CodeThrottle): 400 for a wrong code, 429 past the allowance
+   * (then nothing is checked or spent). The API's checks go through here; the second step counts its own.
+   */
+  async proveCode(user: Pick<User, 'id' | 'username'>, code: string, trace: RequestTrace, stage: string): Promise<CodeKind> {
+    const kind = await this.codes.check(user, stage, trace, () => this.spendCode(user, code, trace, stage));
+    if (!kind) throw new BadRequest(INVALID_CODE);
+    return kind;
+  }
+
   /** Removing the authenticator app needs one of its codes or a recovery code (a stolen session alone is not enough). */
   async removeTotp(user: User, code: string, trace: RequestTrace): Promise<void> {
     const totp = await this.repository.totp(user.id);
     if (!totp?.confirmedAt) throw new BadRequest('No authenticator app is set up.');
-    if (!(await this.spendCode(user, code, trace, 'remove_totp'))) throw new BadRequest('The code is not valid.');
+    await this.proveCode(user, code, trace, 'remove_totp');
     await this.repository.transaction(async (r) => {
       await r.deleteTotp(user.id);
       // Recovery codes stand in for a factor; with none left they would be a factor of their own.
@@ -132,7 +154,7 @@ export class MfaService {
   /** Ten new recovery codes in place of the old ones, for a user who proves a factor now. */
   async regenerateRecoveryCodes(user: User, code: string, trace: RequestTrace): Promise<string[]> {
     if (!user.mfaEnabled) throw new BadRequest('Set up an authenticator app or a security key first.');
-    if (!(await this.spendCode(user, code, trace, 'recovery_codes'))) throw new BadRequest('The code is not valid.');
+    await this.proveCode(user, code, trace, 'recovery_codes');
     const codes = newRecoveryCodes();
     await this.repository.replaceRecoveryCodes(user.id, codes.map((c) => this.codeHash(c)), this.clock.now());
     this.logger.log({ event: 'mfa_recovery_codes_regenerated', user_id: user.id, username: user.username, ...trace });

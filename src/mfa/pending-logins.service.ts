@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { MFA_PROVIDER } from '../pending-state/pending-state.entity';
 import { PendingStateService } from '../pending-state/pending-state.service';
 import type { User } from '../users/user.entity';
 import { SecurityKeys } from './security-keys.service';
@@ -38,7 +39,7 @@ export class PendingLogins {
     const options = stage === 'verify' ? await this.keys.authenticationOptions(user.id) : null;
     const handle = randomBytes(32).toString('base64url');
     const login: PendingLogin = { userId: user.id, next, stage, ...(options ? { options } : {}) };
-    await this.store.add(this.key(handle), 'mfa', login, PENDING_LOGIN_SECONDS, clientIp);
+    await this.store.add(this.key(handle), MFA_PROVIDER, login, PENDING_LOGIN_SECONDS, clientIp);
     return { handle, login };
   }
 

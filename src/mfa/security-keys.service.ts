@@ -12,6 +12,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { BadRequest, NotFound } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
+import { MFA_PROVIDER } from '../pending-state/pending-state.entity';
 import { PendingStateService } from '../pending-state/pending-state.service';
 import type { User } from '../users/user.entity';
 import { MfaRepository } from './mfa.repository';
@@ -60,12 +61,15 @@ export class SecurityKeys {
     });
     const key = registrationKey(user);
     await this.pending.remove(key);
-    await this.pending.add(key, 'mfa', { challenge: options.challenge }, CEREMONY_SECONDS);
+    await this.pending.add(key, MFA_PROVIDER, { challenge: options.challenge }, CEREMONY_SECONDS);
     return options;
   }
 
-  /** Verifies the browser's answer to the latest options and stores the key; the challenge is spent either way. */
-  async register(user: User, name: string, credential: unknown, trace: RequestTrace): Promise<SecurityKey> {
+  /**
+   * Verifies the browser's answer to the latest options and stores the key; the challenge is spent either way.
+   * `spendProof` (a factor change's proof, SPEC §16) runs once the answer is known good, before anything is stored.
+   */
+  async register(user: User, name: string, credential: unknown, trace: RequestTrace, spendProof?: () => Promise<void>): Promise<SecurityKey> {
     const pending = await this.pending.take<{ challenge: string }>(registrationKey(user));
     if (!pending) throw new BadRequest('Ask for registration options first (they last five minutes).');
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -83,6 +87,7 @@ export class SecurityKeys {
     if (!verified.verified || !verified.registrationInfo) throw new BadRequest("The security key's answer was not accepted.");
     const { credential: made } = verified.registrationInfo;
     if (await this.repository.securityKeyByCredential(made.id)) throw new BadRequest('This security key is already registered.');
+    await spendProof?.();
     const now = this.clock.now();
     const values = {
       userId: user.id,
@@ -96,6 +101,8 @@ export class SecurityKeys {
     };
     const id = await this.repository.transaction(async (r) => {
       const added = await r.addSecurityKey(values);
+      // A secret started while the user had no factor was started without proof: it may not become a factor now.
+      await r.deletePendingTotp(user.id);
       await r.syncFlag(user.id);
       return added;
     });
@@ -104,7 +111,10 @@ export class SecurityKeys {
     return { id, ...values };
   }
 
-  async remove(user: User, id: number, trace: RequestTrace): Promise<void> {
+  /** Removes one of the user's keys (404 for any other id); `spendProof` runs once the key is known to be theirs. */
+  async remove(user: User, id: number, trace: RequestTrace, spendProof?: () => Promise<void>): Promise<void> {
+    if (!(await this.repository.securityKeys(user.id)).some((k) => k.id === id)) throw new NotFound();
+    await spendProof?.();
     const removed = await this.repository.transaction(async (r) => {
       if (!(await r.deleteSecurityKey(user.id, id))) return false;
       const totp = await r.totp(user.id);

@@ -1,5 +1,8 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+/** The provider of a second step's pending login and ceremony (SSO's are `oidc:<name>` and `saml:<idp>`). */
+export const MFA_PROVIDER = 'mfa';
+
 /**
  * Short-lived state shared by every node: pending OIDC logins (keyed by a hash of the browser's binding
  * cookie), SAML RelayState handles, outstanding AuthnRequest ids (node-saml's InResponseTo cache), the ids

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThan, MoreThan } from 'typeorm';
+import { DataSource, In, LessThan } from 'typeorm';
 import { limitedStatement, PlannedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
-import { PendingState } from './pending-state.entity';
+import { MFA_PROVIDER, PendingState } from './pending-state.entity';
 
 /** The sweep deletes expired entries in batches of this many rows. */
 export const PENDING_STATE_SWEEP_BATCH = 1000;
@@ -43,8 +43,49 @@ export class PendingStateRepository {
     return !!(await this.repo.delete({ key, expires: LessThan(now) })).affected;
   }
 
-  countLive(clientIp: string, now: Date): Promise<number> {
-    return this.repo.count({ where: { clientIp, expires: MoreThan(now) } });
+  /**
+   * The keys of one address's pending logins of one kind (second steps, or single sign-on) beyond the
+   * `keep` newest, by creation then key. The address's rows come from the (client_ip, expires) index; there
+   * are about `keep` of them, since every new one ends the surplus.
+   */
+  async beyondNewest(clientIp: string, secondSteps: boolean, keep: number): Promise<string[]> {
+    const s = this.beyondNewestStatement(clientIp, secondSteps, keep);
+    return (await this.prepared.rows(s.sql, s.params)).map((r) => String(r.state_key));
+  }
+
+  async deleteKeys(keys: string[]): Promise<void> {
+    await this.repo.delete({ key: In(keys) });
+  }
+
+  /** Every pending login (an entry with a client address) in the store: a covering range of the (client_ip, expires) index. */
+  async countPendingLogins(): Promise<number> {
+    const [row] = await this.prepared.rows(this.pendingLoginsCount().sql, []);
+    return Number(row?.n ?? 0);
+  }
+
+  /** Deletes at most `limit` pending logins that expire before `before`; how many. */
+  deletePendingLoginsExpiringBefore(before: Date, limit = PENDING_STATE_SWEEP_BATCH): Promise<number> {
+    const s = this.ceilingStatement(before, limit);
+    return this.prepared.run(s.sql, s.params);
+  }
+
+  private beyondNewestStatement(clientIp: string, secondSteps: boolean, keep: number): PlannedStatement {
+    return {
+      name: 'pending state: the logins of one address beyond its newest (the per-address cap, at every start)',
+      sql:
+        `SELECT state_key FROM pending_state WHERE client_ip = ? AND provider ${secondSteps ? '=' : '<>'} ? ` +
+        `ORDER BY created DESC, state_key DESC LIMIT ${PENDING_STATE_SWEEP_BATCH} OFFSET ${Math.trunc(keep)}`,
+      params: [clientIp, MFA_PROVIDER],
+    };
+  }
+
+  private pendingLoginsCount(): PlannedStatement {
+    return { name: 'pending state: count of pending logins (the global ceiling)', sql: "SELECT COUNT(*) AS n FROM pending_state WHERE client_ip > ''", params: [] };
+  }
+
+  private ceilingStatement(before: Date, limit: number): PlannedStatement {
+    const sql = limitedStatement(this.prepared.dialect, 'DELETE FROM pending_state', 'pending_state', "expires < ? AND client_ip > ''", limit, undefined, 'rowid');
+    return { name: 'pending state: the global ceiling, pending logins nearest their expiry', sql, params: [this.prepared.date(before)] };
   }
 
   /** Deletes at most `limit` entries expired before `now`; how many. */
@@ -62,11 +103,10 @@ export class PendingStateRepository {
   periodicStatements(sample: { now: Date }): PlannedStatement[] {
     return [
       this.expiredStatement(sample.now, PENDING_STATE_SWEEP_BATCH),
-      {
-        name: 'pending state: live entries of one address',
-        sql: 'SELECT COUNT(*) AS n FROM pending_state WHERE client_ip = ? AND expires > ?',
-        params: ['10.9.0.1', this.prepared.date(sample.now)],
-      },
+      this.pendingLoginsCount(),
+      this.ceilingStatement(new Date(sample.now.getTime() + 60_000), PENDING_STATE_SWEEP_BATCH),
+      this.beyondNewestStatement('10.8.1', false, 30),
+      this.beyondNewestStatement('10.8.1', true, 30),
     ];
   }
 }

@@ -3,14 +3,26 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/secret-box';
 import { isUniqueViolation } from '../database/errors';
-import { PendingState } from './pending-state.entity';
+import { MFA_PROVIDER, PendingState } from './pending-state.entity';
 import { PENDING_STATE_SWEEP_BATCH, PendingStateRepository } from './pending-state.repository';
 
 /** One sweep deletes at most this many batches (a flood of anonymous starts is cleared over a few sweeps). */
 const SWEEP_BATCHES = 20;
 
-/** Pending logins (single sign-on, second step) one client address may have at once (each lives 10 minutes at most). */
+/**
+ * Pending logins of one kind (single sign-on, or second steps) one client address keeps at once (each lives
+ * 10 minutes at most): a new one beyond this ends the address's oldest of that kind (SPEC §7, issue 40).
+ */
 export const PENDING_LOGINS_PER_ADDRESS = 30;
+
+/** Pending logins the whole store keeps; beyond it, the sweep ends those nearest their expiry (SPEC §7). */
+export const PENDING_LOGINS_CEILING = 100_000;
+
+/** The global ceiling is restored in slices of this many seconds of expiry, the soonest first. */
+const CEILING_SLICE_SECONDS = 15;
+
+/** The longest a pending login lives (SSO's transactions); past it, a slice holds nothing. */
+const LONGEST_PENDING_LOGIN_SECONDS = 600;
 
 /** How often expired entries are swept (src/background-work.ts). */
 export const PENDING_STATE_SWEEP_MS = 60 * 1000;
@@ -42,8 +54,19 @@ export class PendingStateService {
     return this.box.mac(handle);
   }
 
-  /** Stores a new entry; false when the key is already taken (used by the replay cache). */
+  /**
+   * Stores a new entry; false when the key is already taken (used by the replay cache). An entry with a
+   * `clientIp` is a pending login: then the address's oldest pending logins of the same kind beyond
+   * PENDING_LOGINS_PER_ADDRESS are ended, so starting a login is never refused because of what other
+   * clients behind that address started (issue 40: 30 anonymous starts locked an office out for 10 minutes).
+   */
   async add<T>(key: string, provider: string, data: T, ttlSeconds: number, clientIp = ''): Promise<boolean> {
+    if (!(await this.insert(key, provider, data, ttlSeconds, clientIp))) return false;
+    if (clientIp) await this.evictBeyondCap(clientIp, provider);
+    return true;
+  }
+
+  private async insert<T>(key: string, provider: string, data: T, ttlSeconds: number, clientIp: string): Promise<boolean> {
     const now = this.clock.now();
     try {
       await this.states.insert({
@@ -59,8 +82,18 @@ export class PendingStateService {
       if (!isUniqueViolation(err)) throw err;
       // An expired leftover of the same key (not yet swept) does not count.
       if (!(await this.states.deleteIfExpired(key, now))) return false;
-      return this.add(key, provider, data, ttlSeconds, clientIp);
+      return this.insert(key, provider, data, ttlSeconds, clientIp);
     }
+  }
+
+  /**
+   * Ends the address's pending logins of this kind beyond the newest PENDING_LOGINS_PER_ADDRESS. The kinds
+   * are counted apart (second steps, provider `mfa`, and single sign-on) so anonymous SSO starts cannot end
+   * the second step of someone who proved a password behind the same address.
+   */
+  private async evictBeyondCap(clientIp: string, provider: string): Promise<void> {
+    const surplus = await this.states.beyondNewest(clientIp, provider === MFA_PROVIDER, PENDING_LOGINS_PER_ADDRESS);
+    if (surplus.length) await this.states.deleteKeys(surplus);
   }
 
   /** Reads a live entry without consuming it. */
@@ -83,18 +116,26 @@ export class PendingStateService {
   }
 
   /**
-   * False when this address already has PENDING_LOGINS_PER_ADDRESS pending logins unexpired: anonymous
-   * requests cannot grow the table without bound (an index on (client_ip, expires) answers the count).
+   * Deletes expired entries, then restores the global ceiling of pending logins; how many it deleted.
+   * Each step is a batch of at most PENDING_STATE_SWEEP_BATCH rows, SWEEP_BATCHES batches per step.
    */
-  async hasRoomFor(clientIp: string): Promise<boolean> {
-    return (await this.states.countLive(clientIp, this.clock.now())) < PENDING_LOGINS_PER_ADDRESS;
+  async sweep(ceiling = PENDING_LOGINS_CEILING): Promise<number> {
+    let deleted = await this.inBatches(() => this.states.deleteExpired(this.clock.now()));
+    // Addresses are cheap (IPv6): the per-address cap alone does not bound the table. Those nearest their
+    // expiry go first, in slices of expiry time; replay caches and other state (no client address) never.
+    const now = this.clock.now().getTime();
+    for (let ahead = CEILING_SLICE_SECONDS; ahead <= LONGEST_PENDING_LOGIN_SECONDS; ahead += CEILING_SLICE_SECONDS) {
+      if ((await this.states.countPendingLogins()) <= ceiling) break;
+      const before = new Date(now + ahead * 1000);
+      deleted += await this.inBatches(() => this.states.deletePendingLoginsExpiringBefore(before));
+    }
+    return deleted;
   }
 
-  /** Deletes expired entries, a batch at a time, at most SWEEP_BATCHES batches; how many. */
-  async sweep(): Promise<number> {
+  private async inBatches(batch: () => Promise<number>): Promise<number> {
     let deleted = 0;
-    for (let batch = 0; batch < SWEEP_BATCHES; batch++) {
-      const n = await this.states.deleteExpired(this.clock.now());
+    for (let i = 0; i < SWEEP_BATCHES; i++) {
+      const n = await batch();
       deleted += n;
       if (n < PENDING_STATE_SWEEP_BATCH) break;
     }

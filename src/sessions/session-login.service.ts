@@ -30,10 +30,11 @@ export class SessionLogin {
     private readonly metrics: AuthMetrics,
   ) {}
 
-  async start(req: Request, res: Response, user: User, method: string): Promise<Session> {
+  /** `secondStep`: the login has just completed its second step (SPEC §16). */
+  async start(req: Request, res: Response, user: User, method: string, opts: { secondStep?: boolean } = {}): Promise<Session> {
     const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
-    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace);
+    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace, opts);
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);

@@ -50,4 +50,8 @@ export class Session {
 
   @Column({ name: 'ended_reason', type: 'varchar', length: 32, nullable: true })
   endedReason: string | null;
+
+  /** When the login that made it completed its second step (SPEC §16): a fresh one may change factors without a code. */
+  @Column({ name: 'second_step_at', type: 'datetime', precision: 3, nullable: true })
+  secondStepAt: Date | null;
 }

@@ -39,7 +39,7 @@ export class SessionStrategy extends PassportStrategy(CookieStrategyBase, 'sessi
     const now = this.clock.now();
     const reason = this.sessions.validate(session, user, now);
     if (reason) return this.refuse(req, session, reason);
-    const principal: Principal = { user, method: 'session', scope: 'write', credentialId: session.id };
+    const principal: Principal = { user, method: 'session', scope: 'write', credentialId: session.id, secondStepAt: session.secondStepAt };
     if (isQuietRequest(req)) return principal;
     return andThen(this.sessions.touch(session, now), (seconds) => {
       this.cookies.writeSession(response as never, token, seconds);

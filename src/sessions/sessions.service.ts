@@ -60,9 +60,10 @@ export class SessionsService {
 
   /**
    * A new session under the limits SessionLimitInterceptor decided for the login's request, applied in the
-   * transaction that inserts it.
+   * transaction that inserts it. `secondStep`: the login completed its second step now (SPEC §16), which the
+   * session remembers.
    */
-  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace): Promise<NewSession> {
+  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace, opts: { secondStep?: boolean } = {}): Promise<NewSession> {
     const { perUser, perIp, ipAddress } = limits;
     const locks = [perUser > 0 ? `user:${user.id}` : null, perIp > 0 ? `ip:${ipAddress}` : null].filter((l): l is string => !!l).sort();
     // The lock rows exist before the transaction: inserting them inside it would take shared locks and deadlock.
@@ -81,7 +82,7 @@ export class SessionsService {
       const expires = new Date(Math.min(now.getTime() + age * 1000, absoluteExpires?.getTime() ?? Infinity));
       const values = {
         keyHash: sha256Hex(token), userId: user.id, ipAddress, userAgent: userAgent.slice(0, 512),
-        created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null,
+        created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null, secondStepAt: opts.secondStep ? now : null,
       };
       const created = await this.repository.insert(manager, values);
       if (perUser > 0) ended.push(...(await this.endOverLimit(manager, 'userId', user.id, perUser, now, user)));

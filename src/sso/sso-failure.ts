@@ -7,8 +7,7 @@ export type SsoFailureCode =
   | 'invalid_response'
   | 'replayed'
   | 'no_identity'
-  | 'inactive'
-  | 'too_many';
+  | 'inactive';
 
 /** Shown in the login page's role="alert" element; fixed texts, so nothing from the URL is echoed. */
 export const SSO_FAILURE_MESSAGES: Record<SsoFailureCode, string> = {
@@ -20,7 +19,6 @@ export const SSO_FAILURE_MESSAGES: Record<SsoFailureCode, string> = {
   replayed: 'Single sign-on failed: this login answer was already used. Please log in again.',
   no_identity: 'Single sign-on failed: the identity provider did not send a usable user identifier.',
   inactive: 'Single sign-on failed: your account is inactive.',
-  too_many: 'Single sign-on failed: too many logins were started from this address. Please try again in a few minutes.',
 };
 
 /**

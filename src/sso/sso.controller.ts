@@ -60,7 +60,6 @@ export class SsoController {
     const protocol = this.protocol(kind);
     const attempt = this.attempt(protocol.kind, req.query.idp, req.query.next);
     try {
-      await this.sso.assertRoomFor(clientIp(req));
       redirect(res, await protocol.start(attempt, req, res, traceOf(req)));
     } catch (err) {
       this.refuse(req, res, attempt, err);

@@ -1,19 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { RequestTrace } from '../common/request-context';
-import { PendingStateService } from '../pending-state/pending-state.service';
 import { SessionsService } from '../sessions/sessions.service';
-import { SsoFailure } from './sso-failure';
 import type { SsoLogin } from './sso-protocol';
 import { SsoSessions } from './sso-sessions.service';
 
 /**
- * What every single sign-on protocol's login shares around its two legs (SPEC §7, §17): the pending-login
- * cap per address before a login starts, and the provider's session recorded beside the new session.
+ * What every single sign-on protocol's login shares after its second leg (SPEC §7, §17): the provider's
+ * session recorded beside the new session. (A start is never refused for other clients' pending logins: the
+ * store keeps each address's pending logins bounded by evicting its oldest, issue 40.)
  */
 @Injectable()
 export class SsoService {
   constructor(
-    private readonly store: PendingStateService,
     private readonly ssoSessions: SsoSessions,
     private readonly sessions: SessionsService,
   ) {}
@@ -29,10 +27,5 @@ export class SsoService {
       await this.sessions.end({ ids: [sessionId] }, 'logged_out', trace);
       throw err;
     }
-  }
-
-  /** A new pending login only while this address has room for one (PendingStateService.hasRoomFor). */
-  async assertRoomFor(ip: string): Promise<void> {
-    if (!(await this.store.hasRoomFor(ip))) throw new SsoFailure('too_many', 'too many pending logins from this address');
   }
 }

@@ -117,6 +117,11 @@ function securityPanel(): string {
     '<h2>Two-step verification</h2>' +
     '<p class="hint">A second step at every login with your password: a code from an authenticator app, or a security key.</p>' +
     '<p id="security-status" class="status" role="status"></p>' +
+    // Proof for a factor change (SPEC §16), shown once the user has a factor; sent as `code` with the change.
+    '<div id="proof" class="field narrow" hidden><label for="proof-code">Current code for changes</label>' +
+    '<input id="proof-code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="64" aria-describedby="proof-hint">' +
+    '<p id="proof-hint" class="hint">Adding or removing a factor asks for a code of your authenticator app or a recovery code, ' +
+    'unless you logged in with your second step in the last five minutes.</p></div>' +
     '<h3>Authenticator app</h3>' +
     '<p id="totp-state"></p>' +
     '<button type="button" id="totp-start" hidden>Set up authenticator app</button>' +

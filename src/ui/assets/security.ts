@@ -60,6 +60,7 @@ interface Window {
     const any = status.totp || status.security_keys.length > 0;
     byId('recovery-left')!.textContent = any ? `${status.recovery_codes_left} recovery codes left.` : 'Recovery codes come with your first factor.';
     byId('recovery-form')!.hidden = !any;
+    byId('proof')!.hidden = !any;
     const tbody = document.querySelector('#keys-table tbody')!;
     tbody.replaceChildren(...status.security_keys.map(keyRow));
     byId('keys-empty')!.hidden = status.security_keys.length > 0;
@@ -86,13 +87,35 @@ interface Window {
     return row;
   }
 
+  /** The proof a factor change may need: the code typed in "Current code for changes", if any. */
+  function proof(): { code?: string } {
+    const code = byId<HTMLInputElement>('proof-code')!.value.trim();
+    return code ? { code } : {};
+  }
+
+  /** Why a change was refused; a missing proof points at its field. */
+  function refused(res: { status: number; body: unknown }, fallback: string): void {
+    if (res.status === 403 && /needs proof/.test(detailOf(res.body, ''))) {
+      say('Enter a code of your authenticator app or a recovery code in "Current code for changes", then try again.', true);
+      byId('proof-code')!.focus();
+      return;
+    }
+    say(detailOf(res.body, fallback), true);
+  }
+
+  /** A proof is spent by the change it allowed. */
+  function proofSpent(): void {
+    byId<HTMLInputElement>('proof-code')!.value = '';
+  }
+
   async function removeKey(key: Status['security_keys'][number], button: HTMLButtonElement): Promise<void> {
     button.disabled = true;
-    const res = await api.request(`/api/v2/me/mfa/security_keys/${key.id}/`, { method: 'DELETE' });
+    const res = await api.request(`/api/v2/me/mfa/security_keys/${key.id}/`, { method: 'DELETE', body: proof() });
     if (res.status !== 204) {
       button.disabled = false;
-      return say(detailOf(res.body, 'The key could not be removed.'), true);
+      return refused(res, 'The key could not be removed.');
     }
+    proofSpent();
     say(`Security key "${key.name}" removed.`);
     await load();
   }
@@ -113,8 +136,9 @@ interface Window {
   const codeOf = (form: HTMLFormElement) => (form.elements.namedItem('code') as HTMLInputElement).value.trim();
 
   async function startTotp(): Promise<void> {
-    const res = await api.request('/api/v2/me/mfa/totp/', { method: 'POST', body: {} });
-    if (res.status !== 201) return say(detailOf(res.body, 'The authenticator app could not be set up.'), true);
+    const res = await api.request('/api/v2/me/mfa/totp/', { method: 'POST', body: proof() });
+    if (res.status !== 201) return refused(res, 'The authenticator app could not be set up.');
+    proofSpent();
     byId<HTMLImageElement>('totp-qr')!.src = res.body.qr_code;
     byId('totp-secret')!.textContent = res.body.secret;
     byId('totp-enrol')!.hidden = false;
@@ -149,8 +173,9 @@ interface Window {
     } catch (err) {
       return say(`The security key did not answer: ${(err as Error).message}`, true);
     }
-    const res = await api.request('/api/v2/me/mfa/security_keys/', { method: 'POST', body: { name, credential } });
-    if (res.status !== 201) return say(detailOf(res.body, 'The key could not be added.'), true);
+    const res = await api.request('/api/v2/me/mfa/security_keys/', { method: 'POST', body: { name, credential, ...proof() } });
+    if (res.status !== 201) return refused(res, 'The key could not be added.');
+    proofSpent();
     form.reset();
     say(`Security key "${name}" added.`);
     if (res.body.recovery_codes) showCodes(res.body.recovery_codes);
