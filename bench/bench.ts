@@ -28,6 +28,12 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite mysql').split(/\s+/).filter(Boolean);
+/**
+ * BENCH_BASELINE: the dist/ folder of another build of the service (an older commit's `npm run build:test`):
+ * its rows run beside this build's in the same interleaved rounds, labelled "base", so a change is measured
+ * old against new on one machine in one run (issue 39).
+ */
+const BASELINE = process.env.BENCH_BASELINE;
 const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 
 interface Sample {
@@ -87,19 +93,19 @@ function medianRatio(target: Target, base: Target): number {
 type Cleanup = () => Promise<void>;
 
 /** The service on one database (and worker count): its ping and the three authenticated rows. */
-async function serviceTargets(kind: string, workers: number, cleanups: Cleanup[]): Promise<Target[]> {
+async function serviceTargets(kind: string, workers: number, cleanups: Cleanup[], build = join(__dirname, '..'), tag = ''): Promise<Target[]> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const mysql = kind === 'mysql' ? await mysqlDatabase(`_x${workers}`) : null;
+  const mysql = kind === 'mysql' ? await mysqlDatabase(`_x${workers}${tag ? '_base' : ''}`) : null;
   if (mysql) cleanups.push(() => mysql.drop());
   const env: Record<string, string> = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, LOG_LEVEL: 'warn' };
   if (mysql) env.DATABASE_URL = mysql.url;
   if (workers > 1) env.WEB_CONCURRENCY = String(workers);
-  const { url, child } = await startProcess([join(__dirname, '..', 'src', 'main.js')], env, /"event":"listening","url":"(http:\/\/[^"]+?)\/"/);
+  const { url, child } = await startProcess([join(build, 'src', 'main.js')], env, /"event":"listening","url":"(http:\/\/[^"]+?)\/"/);
   cleanups.push(() => stop(child));
   const basicHeader = { Authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') };
   const me = `${url}/api/v2/me/`;
-  const label = workers > 1 ? `${kind} x${workers}` : kind;
+  const label = `${tag}${workers > 1 ? `${kind} x${workers}` : kind}`;
   const ping: Target = { label: `${label}: GET /api/v2/ping/`, url: `${url}/api/v2/ping/`, headers: {}, samples: [] };
   ping.ping = ping;
   const row = (name: string, headers: Record<string, string>): Target => ({
@@ -125,7 +131,10 @@ async function main(): Promise<void> {
   try {
     const bare = await referenceTarget('bare node:http JSON route', 'bare-server.js', cleanups);
     const targets = [bare, await referenceTarget('empty Nest app on Fastify (floor)', 'empty-nest-server.js', cleanups)];
-    for (const kind of DATABASES) targets.push(...(await serviceTargets(kind, 1, cleanups)));
+    for (const kind of DATABASES) {
+      if (BASELINE) targets.push(...(await serviceTargets(kind, 1, cleanups, BASELINE, 'base ')));
+      targets.push(...(await serviceTargets(kind, 1, cleanups)));
+    }
     // The gain per core: the same MariaDB rows with two server processes (WEB_CONCURRENCY=2, node:cluster).
     if (DATABASES.includes('mysql')) targets.push(...(await serviceTargets('mysql', 2, cleanups)));
     for (const target of targets) await answersCorrectly(target);
@@ -154,13 +163,13 @@ function report(targets: Target[], bare: Target): void {
       'req/s and latency: the median round (spread: slowest and fastest round); ratios: the median of the ratios within a round; ' +
       '"x2" rows: WEB_CONCURRENCY=2',
   );
-  console.log('path'.padEnd(42) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9) + '  spread');
+  console.log('path'.padEnd(48) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9) + '  spread');
   for (const target of targets) {
     const m = median(target);
     const ratio = target.ping ? medianRatio(target, target.ping).toFixed(2) : '';
     const rates = target.samples.map((s) => s.rps);
     console.log(
-      target.label.padEnd(42) + m.rps.toFixed(0).padStart(10) + m.p50.padStart(10) + m.p99.padStart(10) + ratio.padStart(9) +
+      target.label.padEnd(48) + m.rps.toFixed(0).padStart(10) + m.p50.padStart(10) + m.p99.padStart(10) + ratio.padStart(9) +
         medianRatio(target, bare).toFixed(3).padStart(9) + `  ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
     );
   }

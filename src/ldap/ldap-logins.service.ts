@@ -5,7 +5,7 @@ import { RequestTrace } from '../common/request-context';
 import { trustedCas } from '../common/trusted-cas';
 import { isUniqueViolation } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
-import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
+import { BackendAttempt, BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
 import type { User } from '../users/user.entity';
 import { MAX_USERNAME, normalizeUsername, USERNAME } from '../users/usernames';
 import { UsersService } from '../users/users.service';
@@ -42,6 +42,7 @@ export class LdapLogins {
     private readonly settings: SettingsService,
     private readonly users: UsersService,
     private readonly provisioning: Provisioning,
+    private readonly methods: LoginMethods,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.login = new DirectoryLogin(trustedCas(config.extraCaCertsFile));
@@ -162,7 +163,7 @@ export class LdapLogins {
     }
     const holder = await this.users.findByUsernameIgnoringCase(username);
     if (holder && holder.externalAccount !== LDAP_ACCOUNT) {
-      steps.push(`The name belongs to ${accountKind(holder)} user "${holder.username}": a login checks that account and never asks a directory (no takeover).`);
+      steps.push(`The name belongs to the ${this.methods.of(holder).label.toLowerCase()} user "${holder.username}": a login checks that account and never asks a directory (no takeover).`);
       return refused(holder);
     }
     steps.push(holder ? `"${holder.username}" is an LDAP user here (id ${holder.id}, DN ${holder.ldapDn ?? 'unknown'}).` : `No user named "${username}" exists here yet.`);
@@ -216,7 +217,4 @@ function isUsername(username: string): boolean {
   return username.length > 0 && username.length <= MAX_USERNAME && USERNAME.test(username);
 }
 
-function accountKind(user: User): string {
-  if (!user.externalAccount) return 'the local';
-  return user.externalAccount === 'social' ? 'the single sign-on' : user.externalAccount === 'service' ? 'the service-account' : `the ${user.externalAccount}`;
-}
+
