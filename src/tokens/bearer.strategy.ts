@@ -18,6 +18,12 @@ import { RequestTrace, traceOf } from '../common/request-context';
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const BEARER_HEADER = /^bearer(?:[ ]+(.*))?$/i;
 
+/** What passport-http-bearer is handed: the header alone, and the request for validate(). */
+interface HeaderOnly {
+  headers: { authorization: string };
+  request: CredentialRequest;
+}
+
 /**
  * Bearer tokens (seed §5.3, RFC 6750 §2.1) on passport-http-bearer. Only the Authorization header is read:
  * the library also takes `access_token` from the query string and the body (`lib/strategy.js`), and tokens
@@ -48,13 +54,15 @@ export class BearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer
     if (!match) return actionsOf(this).fail(401);
     const secret = (match[1] ?? '').trim();
     if (!B64TOKEN.test(secret)) return actionsOf(this).error(new AuthError('invalid_token'));
-    // The library's own parser, on the header alone: no body, no query string.
-    const headerOnly = Object.create(req, { headers: { value: { authorization: `Bearer ${secret}` } }, query: { value: undefined }, body: { value: undefined } });
-    super.authenticate(headerOnly, options);
+    // The library's own parser, on the header alone: no body, no query string. The request itself rides
+    // beside it for validate() (a plain object: a view made with Object.create cost a quarter of the row).
+    const headerOnly: HeaderOnly = { headers: { authorization: `Bearer ${secret}` }, request: req };
+    super.authenticate(headerOnly as never, options);
   }
 
-  /** The token's principal (`req` is the header-only view, which inherits the rest); a refusal is thrown, so it is the answer (never a pass to the next strategy). */
-  validate(req: CredentialRequest, secret: string): Awaitable<Principal> {
+  /** The token's principal; a refusal is thrown, so it is the answer (never a pass to the next strategy). */
+  validate(view: HeaderOnly, secret: string): Awaitable<Principal> {
+    const req = view.request;
     return andThen(this.tokens.findForBearer(secret), (found) => this.verify(found, clientIp(req), traceOf(req)));
   }
 

@@ -81,7 +81,8 @@ export class LocalCredentialsService {
    */
   check(typed: CredentialCheck, cache?: RepeatCache): Awaitable<User> {
     // Before anything else (SPEC §14): the lookup, the throttle and every backend see one spelling of a name.
-    const attempt = { ...typed, username: normalizeUsername(typed.username) };
+    const normalized = normalizeUsername(typed.username);
+    const attempt = normalized === typed.username ? typed : { ...typed, username: normalized };
     const { username, password, clientIp } = attempt;
     // With no other backend, nothing but a local password could prove anyone: refused before any lookup.
     // A configured directory keeps its users logging in while local authentication is off (SPEC §14).

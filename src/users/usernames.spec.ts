@@ -15,6 +15,16 @@ describe('usernames (SPEC §14, issue 40)', () => {
     assert.equal(normalizeUsername('ju\u0308rgen'), 'jürgen');
   });
 
+  it('takes printable ASCII as it is, which NFKC leaves unchanged (the fast path gives the normalizer answer)', () => {
+    for (let code = 0x20; code <= 0x7e; code++) {
+      const char = String.fromCharCode(code);
+      assert.equal(char.normalize('NFKC'), char);
+      assert.equal(normalizeUsername(`a${char}b`), `a${char}b`);
+    }
+    // Anything else still goes through NFKC, control characters and all.
+    assert.equal(normalizeUsername('\u00a0x'), ' x');
+  });
+
   it('cleanUsername normalises the same way before dropping what a name may not hold', () => {
     assert.equal(cleanUsername('ｌａｒａ Croft!'), 'laraCroft');
     assert.equal(cleanUsername(undefined), '');

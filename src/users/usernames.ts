@@ -11,8 +11,11 @@ export const MAX_SUFFIX_TRIES = 100;
  * directory would still bind it as that account's entry: a second account for one person.
  */
 export function normalizeUsername(raw: string): string {
-  return raw.normalize('NFKC');
+  // Printable ASCII is its own NFKC form: basic auth's repeat path (every request) skips the normalizer.
+  return PRINTABLE_ASCII.test(raw) ? raw : raw.normalize('NFKC');
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** `raw` reduced to the characters a username may hold (an SSO identity's name, an application's name). */
 export function cleanUsername(raw: string | undefined): string {
