@@ -14,8 +14,9 @@ import type { Account } from './principal';
  * Each list declares the fields it exposes, their types, which are secret, the related objects it can
  * be filtered through (`user__username`) and its search fields. Everything else is refused: an unknown
  * field or lookup, a wrong value, a repeated relation, a bad regex, more than MAX_CONDITIONS conditions
- * are 400; a secret, and a related object's field beyond its summary for a caller who may not read every
- * such object, are 403 (issue 28: counting rows must not reveal what the caller cannot read).
+ * are 400; a secret is 403, and so is a related object's field beyond its summary when the caller may not
+ * read that object itself (issue 28: counting rows must not reveal what the caller cannot read; issue 40:
+ * what the caller may read, its own user for one, is open).
  */
 export type FieldType = 'int' | 'string' | 'bool' | 'datetime' | 'fk';
 
@@ -42,12 +43,18 @@ export interface RelatedList {
   spec: () => ListSpec;
   /** The fields the list itself shows of the object (its summary_fields entry): open to every caller. */
   summary: readonly string[];
-  /** Whether the caller may read every object of this kind: only then is the rest of `spec` open. */
+  /** Whether the caller may read every object of this kind (then the rest of `spec` is open at once). */
   readableBy: (viewer: Account) => boolean;
+  /**
+   * The property of the related object that names the one user who may read it besides those: `id` for a
+   * user (users read themselves), the owner's id for what users own. The rest of `spec` is open to a caller
+   * when every object of this relation among the rows the caller may see is one it may read.
+   */
+  readableByOwner: string;
 }
 
-/** At most this many conditions (filters, each of their values, search terms) in one query string. */
-export const MAX_CONDITIONS = 100;
+/** At most this many conditions (filters, each of their values, search terms) in one query string (SPEC §19). */
+export const MAX_CONDITIONS = 200;
 /** At most this many values in one `__in` list. */
 export const MAX_IN_VALUES = 500;
 /** At most this many fields in `order_by`. */
@@ -72,7 +79,7 @@ export async function queryPage<T extends object, R>(
   present: (rows: T[]) => R[] | Promise<R[]>,
 ): Promise<Page<R>> {
   const request = pageRequest(query);
-  const { usesRegex } = applyListQuery(qb, qb.alias, spec, query, viewer);
+  const { usesRegex } = await applyListQuery(qb, qb.alias, spec, query, viewer);
   const count = await countRows(qb, usesRegex);
   // Nothing on the page (an empty list, a page past its end): no statement to read it.
   const rows = count > request.offset ? await pageRows(qb, request.offset, request.pageSize, usesRegex) : [];
@@ -122,14 +129,18 @@ async function pageRows<T extends object>(qb: SelectQueryBuilder<T>, offset: num
   return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined);
 }
 
-/** Applies every filter, `search` and `order_by` of the query string to a list's query builder. */
-export function applyListQuery<T extends object>(
+/**
+ * Applies every filter, `search` and `order_by` of the query string to a list's query builder; refuses
+ * (403) a path through a related object beyond its summary while any row the caller may see relates to
+ * such an object the caller may not read.
+ */
+export async function applyListQuery<T extends object>(
   qb: SelectQueryBuilder<T>,
   alias: string,
   spec: ListSpec,
   query: QueryParams,
   viewer: Account,
-): { usesRegex: boolean } {
+): Promise<{ usesRegex: boolean }> {
   const ctx = new Context(qb, alias, spec, qb.connection.options.type === 'mysql', viewer);
   const built: Built = { and: [], or: [], params: {} };
   const filters: [string, string][] = [];
@@ -146,10 +157,12 @@ export function applyListQuery<T extends object>(
   }
   for (const [key, value] of filters) ctx.filter(key, value, built);
   for (const term of terms) ctx.search(term, built);
+  ctx.order(asList(query.order_by ?? query.order));
+  // Every join is made; the conditions are not added yet: the rows the caller may see, for the guards.
+  await ctx.checkGuards(qb.clone());
   for (const cond of built.and) qb.andWhere(cond);
   if (built.or.length) qb.andWhere(new Brackets((b: WhereExpressionBuilder) => built.or.forEach((c) => b.orWhere(c))));
   qb.setParameters({ ...qb.getParameters(), ...built.params });
-  ctx.order(asList(query.order_by ?? query.order));
   return { usesRegex: ctx.usesRegex };
 }
 
@@ -163,9 +176,22 @@ function asList(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
+/**
+ * A related object whose fields beyond its summary a path reads, for a caller who may not read every such
+ * object: allowed only while no row the caller may see relates to one the caller may not read.
+ */
+interface Guard {
+  /** The join alias of the related object, and its property naming the user who may read it. */
+  alias: string;
+  owner: string;
+  /** The whole path that needed it, as the 403 names it (`application__user__email`). */
+  path: string;
+}
+
 class Context<T extends object> {
   private joined = new Map<string, string>();
   private counter = 0;
+  private readonly guards = new Map<string, Guard>();
   usesRegex = false;
 
   constructor(
@@ -225,12 +251,29 @@ class Context<T extends object> {
     }
   }
 
+  /**
+   * 403 naming the path when a guard finds, among the rows the caller may see (`visible`: the list's query
+   * with its joins, before any filter), one whose related object the caller may not read. Only the caller's
+   * own rows are looked at, and whatever the filter's value: the answer tells nothing the list does not show.
+   */
+  async checkGuards(visible: SelectQueryBuilder<T>): Promise<void> {
+    for (const guard of this.guards.values()) {
+      const hidden = visible
+        .clone()
+        .orderBy()
+        .select('1', 'hidden')
+        .andWhere(`${guard.alias}.id IS NOT NULL AND (${guard.alias}.${guard.owner} IS NULL OR ${guard.alias}.${guard.owner} <> :lqViewer)`, { lqViewer: this.viewer.id })
+        .limit(1);
+      if ((await rawRows(hidden, false)).length) throw secretRefused(guard.path);
+    }
+  }
+
   /** A field path (`user`, `username`) to a column of the query, joining related objects once each. */
   private resolve(parts: string[], key: string): { column: string; type: FieldType; name: string } {
     let spec = this.spec;
     let alias = this.alias;
-    // Set after a relation the caller may not read whole: only its summary fields may follow.
-    let summary: readonly string[] | null = null;
+    // Set after a relation the caller may not read whole: beyond its summary, the path needs a guard.
+    let guarded: { summary: readonly string[]; owner: string } | null = null;
     const visited = new Set<string>();
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i];
@@ -238,7 +281,9 @@ class Context<T extends object> {
       const field = hasOwn(spec.fields, part) ? spec.fields[part] : undefined;
       if (field === 'secret') throw secretRefused(part);
       const relation = spec.relations && hasOwn(spec.relations, part) ? spec.relations[part] : undefined;
-      if (summary && !summary.includes(part)) throw secretRefused(parts.slice(0, i + 1).join('__'));
+      if (guarded && !guarded.summary.includes(part) && !this.guards.has(alias)) {
+        this.guards.set(alias, { alias, owner: guarded.owner, path: parts.join('__') });
+      }
       if (last) {
         if (field) return { column: `${alias}.${field.property}`, type: field.type, name: part };
         if (relation) {
@@ -252,7 +297,7 @@ class Context<T extends object> {
       visited.add(relation.relation);
       alias = this.join(alias, part, relation.relation);
       spec = relation.spec();
-      if (!relation.readableBy(this.viewer)) summary = relation.summary;
+      guarded = relation.readableBy(this.viewer) ? null : { summary: relation.summary, owner: relation.readableByOwner };
     }
     throw new BadRequest(`Invalid field: ${key}.`);
   }

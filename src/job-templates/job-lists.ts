@@ -31,7 +31,9 @@ export const JOB_LIST: ListSpec = ownedResourceList(
   {
     relations: {
       // A job's summary shows its template's id, name and description.
-      job_template: { relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: readsEverything },
+      job_template: {
+        relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: readsEverything, readableByOwner: 'createdById',
+      },
       launched_by: relatedUser('createdBy'),
     },
   },

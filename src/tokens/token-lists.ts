@@ -37,8 +37,8 @@ export const TOKEN_LIST: ListSpec = {
   },
   relations: {
     user: relatedUser('user'),
-    // Superusers and system auditors read every application; its summary is its id and name.
-    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: readsEverything },
+    // Superusers and system auditors read every application, its owner reads it; its summary is its id and name.
+    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: readsEverything, readableByOwner: 'userId' },
   },
   search: ['description'],
 };

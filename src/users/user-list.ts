@@ -32,8 +32,8 @@ export function readsEverything(viewer: Pick<Account, 'isSuperuser' | 'isSystemA
 
 /**
  * A related user (`user__…`, `created_by__…`): its summary (what every list shows of it) is open to all;
- * the rest only to callers who may read every user.
+ * the rest to callers who may read every user, and to a user whose rows relate to nobody but themselves.
  */
 export function relatedUser(relation: string): RelatedList {
-  return { relation, spec: () => USER_LIST, summary: ['id', 'username', 'first_name', 'last_name'], readableBy: readsEverything };
+  return { relation, spec: () => USER_LIST, summary: ['id', 'username', 'first_name', 'last_name'], readableBy: readsEverything, readableByOwner: 'id' };
 }
