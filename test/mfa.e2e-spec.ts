@@ -9,7 +9,7 @@ import { UsersService } from '../src/users/users.service';
 import { Agent, cookieValue } from './support/browser-login';
 import { registerApp, tokenRequest } from './support/oauth2';
 import { runManage } from './support/service-process';
-import { SoftwareKey } from './support/webauthn-key';
+import { SoftwareKey } from './support/software-key';
 import { FRESH_SECOND_STEP_SECONDS } from '../src/mfa/factor-change-proof';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 
@@ -252,7 +252,7 @@ describe('two-step verification (SPEC §16)', () => {
     let form: Record<string, string>;
     if (proof.key) {
       const options = /data-options="([^"]+)"/.exec(res.text)![1].replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
-      form = { credential: JSON.stringify(proof.key.assert(JSON.parse(options))) };
+      form = { credential: JSON.stringify(proof.key.assertion((JSON.parse(options) as { challenge: string }).challenge)) };
     } else {
       t.clock.advance(30); // an unused code
       form = { code: await code(proof.secret!) };
@@ -263,12 +263,12 @@ describe('two-step verification (SPEC §16)', () => {
   }
 
   /** A key in software for this service's relying party (PUBLIC_URL). */
-  const softwareKey = () => new SoftwareKey(new URL(t.config.publicUrl).origin, new URL(t.config.publicUrl).hostname);
+  const softwareKey = () => new SoftwareKey(new URL(t.config.publicUrl).hostname, new URL(t.config.publicUrl).origin);
 
   /** Creation options (they need no proof), then the key's answer, with `code` in the body when given; `status` is asserted. */
   async function addKey(as: Caller, opts: { key?: SoftwareKey; code?: string; status?: number } = {}) {
     const options = await as('post', '/api/v2/me/mfa/security_keys/options/').send({}).expect(200);
-    const credential = (opts.key ?? softwareKey()).register(options.body);
+    const credential = (opts.key ?? softwareKey()).registration((options.body as { challenge: string }).challenge);
     const res = await as('post', '/api/v2/me/mfa/security_keys/').send({ name: 'Desk key', credential, ...(opts.code === undefined ? {} : { code: opts.code }) });
     if (opts.status) assert.equal(res.status, opts.status, res.text);
     return res;
