@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { integer, refuse } from '../common/validation';
+import type { CategoryCheck } from '../settings/settings.service';
+import type { SettingDefinition } from '../settings/setting-definition';
+
+export const RADIUS_CATEGORY = 'radius';
+
+/** The attributes a flag may be read from (SPEC §20): text the server sends back for the user's role. */
+export const FLAG_ATTRIBUTES = ['Class', 'Filter-Id'] as const;
+export type FlagAttribute = (typeof FLAG_ATTRIBUTES)[number];
+export const RADIUS_FLAGS = ['is_superuser', 'is_system_auditor'] as const;
+export type RadiusFlag = (typeof RADIUS_FLAGS)[number];
+
+/** `RADIUS_USER_FLAGS_BY_ATTR` as stored: per flag an attribute and the values that set it. */
+export type FlagsByAttribute = Partial<Record<`${RadiusFlag}_attr`, FlagAttribute> & Record<`${RadiusFlag}_value`, string[]>>;
+
+/** The settings a login reads, at the moment of the login (a change applies to the next attempt). */
+export interface RadiusConfig {
+  /** `""`: RADIUS is off. */
+  server: string;
+  port: number;
+  secret: string;
+  timeoutMs: number;
+  retries: number;
+  nasIdentifier: string;
+  cacheSeconds: number;
+  flags: FlagsByAttribute;
+}
+
+const octets = (value: string) => Buffer.byteLength(value, 'utf8');
+
+/** A DNS name (RFC 1123 labels); an IP address is checked apart. */
+const HOST_NAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/** What is wrong with a RADIUS_SERVER value, in words naming the mistake (AWX's forms take a bare host). */
+function serverProblem(value: string): string | undefined {
+  if (/\s/.test(value)) return 'Enter a host name or IP address without spaces.';
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) return 'Enter a host name or IP address without a scheme (no "radius://").';
+  if (isIP(value)) return undefined;
+  if (/^\[.*\]/.test(value) || /:\d*$/.test(value)) return 'Enter the host without a port: the port is RADIUS_PORT.';
+  return HOST_NAME.test(value) ? undefined : 'Enter a valid host name or IP address.';
+}
+
+const server = z
+  .string()
+  .max(255)
+  .superRefine((value, ctx) => {
+    const problem = value === '' ? undefined : serverProblem(value);
+    if (problem) refuse(ctx, problem, value);
+  });
+
+/**
+ * A secret as stored carries a mark that no write repeats: `<mark>:<secret>`. The settings service hands a
+ * category check only the values a write would leave (`"$encrypted$"` and a left-out key both read as the
+ * stored value), so without the mark a check could not tell a secret typed again in clear from one kept;
+ * SPEC §20 needs exactly that when the server's address changes. The mark never leaves this file's readers.
+ */
+const MARK = /^[0-9a-f]{12}:/;
+const marked = (secret: string) => (secret ? `${randomBytes(6).toString('hex')}:${secret}` : '');
+
+/** The shared secret a stored RADIUS_SECRET holds. */
+export function secretOf(stored: string): string {
+  return MARK.test(stored) ? stored.slice(13) : stored;
+}
+
+/**
+ * RADIUS_SECRET: any text but a NUL (which no form can type, and which would end the secret in C servers);
+ * the stored value (`current`, what "$encrypted$" stands for) is kept as it is, a new one is marked afresh.
+ */
+function secret(current: () => string) {
+  return z
+    .string()
+    .max(1024)
+    .refine((value) => !value.includes('\u0000'), 'The shared secret may not contain a NUL character.')
+    .transform((value) => (value !== '' && value === current() ? value : marked(value)));
+}
+
+const nasIdentifier = z
+  .string()
+  .refine((value) => octets(value) >= 1 && octets(value) <= 253, 'Enter 1 to 253 octets (RFC 2865 §5.32).');
+
+/** A value a flag attribute must equal: a string is a one-item list (as LDAP's flag groups). */
+const flagValues = z.preprocess(
+  (value) => (typeof value === 'string' ? [value] : value),
+  z.array(z.string().refine((value) => octets(value) >= 1 && octets(value) <= 253, 'Each value is 1 to 253 octets (an attribute holds no more).')).max(100),
+);
+/** `""` and null read as "no attribute": the flag is then left as it is. */
+const flagAttribute = z.preprocess((value) => (value === '' || value === null ? undefined : value), z.enum(FLAG_ATTRIBUTES).optional());
+
+const flagsByAttribute = z.strictObject({
+  is_superuser_attr: flagAttribute,
+  is_superuser_value: flagValues.optional(),
+  is_system_auditor_attr: flagAttribute,
+  is_system_auditor_value: flagValues.optional(),
+});
+
+/** AWX's keys (RADIUS_SERVER, RADIUS_PORT, RADIUS_SECRET) and ours, in the `radius` category (SPEC §20). */
+export function radiusSettingDefinitions(currentSecret: () => string): SettingDefinition[] {
+  const category = RADIUS_CATEGORY;
+  return [
+    { key: 'RADIUS_SERVER', category, default: '', schema: server },
+    { key: 'RADIUS_PORT', category, default: 1812, schema: integer(1, 65535) },
+    { key: 'RADIUS_SECRET', category, default: '', secret: true, schema: secret(currentSecret) },
+    { key: 'RADIUS_TIMEOUT', category, default: 5, schema: integer(1, 60) },
+    { key: 'RADIUS_RETRIES', category, default: 2, schema: integer(0, 10) },
+    { key: 'RADIUS_NAS_IDENTIFIER', category, default: 'awx', schema: nasIdentifier },
+    { key: 'RADIUS_CACHE_SECONDS', category, default: 60, schema: integer(0, 86400) },
+    { key: 'RADIUS_USER_FLAGS_BY_ATTR', category, default: {}, schema: flagsByAttribute },
+  ] as SettingDefinition[];
+}
+
+/**
+ * The rules that span keys (SPEC §20): a server needs a secret (RFC 2865 §3: it MUST NOT be empty), and a
+ * configured server moved to another address needs the secret in clear in the same write: the stored
+ * one is never sent towards a new address (as §7 for identity providers). Turning RADIUS off needs nothing.
+ */
+export function radiusSettingsCheck(get: (key: string) => unknown): CategoryCheck {
+  return (next) => {
+    const server = String(next.RADIUS_SERVER ?? '');
+    const stored = String(next.RADIUS_SECRET ?? '');
+    if (server === '') return undefined;
+    if (secretOf(stored) === '') return { RADIUS_SECRET: ['A RADIUS server needs its shared secret (RFC 2865 §3: the secret must not be empty).'] };
+    const before = String(get('RADIUS_SERVER'));
+    const moved = before !== '' && (server.toLowerCase() !== before.toLowerCase() || next.RADIUS_PORT !== get('RADIUS_PORT'));
+    if (moved && stored === get('RADIUS_SECRET')) {
+      return { RADIUS_SECRET: ['The server address changed, so the stored secret is not kept: send the shared secret for the new address.'] };
+    }
+    return undefined;
+  };
+}
+
+/** The settings as a login reads them (`get` is SettingsService.get). */
+export function radiusConfig(get: (key: string) => unknown): RadiusConfig {
+  return {
+    server: get('RADIUS_SERVER') as string,
+    port: get('RADIUS_PORT') as number,
+    secret: secretOf(get('RADIUS_SECRET') as string),
+    timeoutMs: (get('RADIUS_TIMEOUT') as number) * 1000,
+    retries: get('RADIUS_RETRIES') as number,
+    nasIdentifier: get('RADIUS_NAS_IDENTIFIER') as string,
+    cacheSeconds: get('RADIUS_CACHE_SECONDS') as number,
+    flags: get('RADIUS_USER_FLAGS_BY_ATTR') as FlagsByAttribute,
+  };
+}
