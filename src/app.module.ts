@@ -12,6 +12,7 @@ import { HostsModule } from './hosts/hosts.module';
 import { JobTemplatesModule } from './job-templates/job-templates.module';
 import { LdapModule } from './ldap/ldap.module';
 import { OAuth2Module } from './oauth2/oauth2.module';
+import { RadiusModule } from './radius/radius.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
 import { SsoModule } from './sso/sso.module';
@@ -22,7 +23,8 @@ import { UsersModule } from './users/users.module';
 @Module({
   imports: [
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
-    LdapModule,
+    // Password methods are asked in the order they register: LDAP, then RADIUS (SPEC §20).
+    LdapModule, RadiusModule,
     ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule,
   ],
   providers: [BackgroundWork],

@@ -4,6 +4,7 @@ import type * as TokenCommands from './token-commands';
 import type * as UserCommands from './user-commands';
 import type * as MfaCommands from './mfa-commands';
 import type * as LdapCommands from './ldap-commands';
+import type * as RadiusCommands from './radius-commands';
 
 /** The implementations, required only when a command runs (they load Nest, TypeORM and the services). */
 const users = () => require('./user-commands') as typeof UserCommands;
@@ -11,6 +12,7 @@ const sessions = () => require('./session-commands') as typeof SessionCommands;
 const tokens = () => require('./token-commands') as typeof TokenCommands;
 const mfa = () => require('./mfa-commands') as typeof MfaCommands;
 const ldap = () => require('./ldap-commands') as typeof LdapCommands;
+const radius = () => require('./radius-commands') as typeof RadiusCommands;
 
 /**
  * Every management command as the help shows it (issue 34): declared here, apart from its implementation,
@@ -108,5 +110,14 @@ export const COMMANDS: CommandDefinition[] = [
       { flags: '--password <password>', description: 'its password (else MANAGE_PASSWORD, else prompt)' },
     ],
     implementation: () => ldap().LdapTestCommand,
+  },
+  {
+    name: 'radius_test',
+    description: 'Explain what a RADIUS login would do, step by step, without logging in (exit 0 if it would succeed)',
+    options: [
+      { flags: '--username <username>', description: 'the name typed at the login' },
+      { flags: '--password <password>', description: 'its password (else MANAGE_PASSWORD, else prompt)' },
+    ],
+    implementation: () => radius().RadiusTestCommand,
   },
 ];

@@ -10,6 +10,7 @@ const CATEGORY_NAMES: Record<string, string> = {
   oidc: 'OpenID Connect',
   saml: 'SAML',
   ldap: 'LDAP',
+  radius: 'RADIUS',
 };
 
 /** `/api/v2/settings/<slug>/`: read by superusers and auditors, changed by superusers (AWX rules). */

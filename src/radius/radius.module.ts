@@ -1,0 +1,40 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { SettingsModule } from '../settings/settings.module';
+import { SettingsService } from '../settings/settings.service';
+import { LoginMethods } from '../users/login-methods';
+import { UsersModule } from '../users/users.module';
+import { RadiusExplainer } from './radius-explainer.service';
+import { RadiusLogins } from './radius-logins.service';
+import { RADIUS_CATEGORY, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
+import { RadiusTestController } from './radius-test.controller';
+import { RadiusStrategy } from './radius.strategy';
+
+/**
+ * RADIUS logins (SPEC §20, issue 41): one folder and one registration, as docs/architecture.md says a login
+ * method arrives. It registers its settings (the `radius` category and its cross-key rules) and its login
+ * method: a remote method for DISABLE_LOCAL_AUTH that proves passwords, so its users owe the second step,
+ * asked after local accounts and after LDAP (the application imports this module after LdapModule, and
+ * password methods are asked in the order they register).
+ */
+@Module({
+  imports: [UsersModule, SettingsModule],
+  controllers: [RadiusTestController],
+  providers: [RadiusLogins, RadiusExplainer, RadiusStrategy],
+  exports: [RadiusExplainer],
+})
+export class RadiusModule implements OnModuleInit {
+  constructor(
+    settings: SettingsService,
+    private readonly methods: LoginMethods,
+    private readonly logins: RadiusLogins,
+  ) {
+    // At construction, before the settings service first reads the table.
+    const get = (key: string) => settings.get(key);
+    settings.register(radiusSettingDefinitions(() => settings.get<string>('RADIUS_SECRET')));
+    settings.addCheck(RADIUS_CATEGORY, radiusSettingsCheck(get));
+  }
+
+  onModuleInit(): void {
+    this.methods.register(this.logins.method());
+  }
+}
