@@ -325,7 +325,7 @@ describe(`RADIUS logins (SPEC §20, issue 41, ${TEST_DB})`, () => {
         await basicAs('mona', PASSWORDS.mona).expect(200);
         const explained = await explain('LocalUser', PASSWORDS.localuser);
         assert.equal(explained.body.reply, null);
-        assert.match(explained.body.steps.join('\n'), /belongs to the user "localuser" \(account: Local\).*never asks RADIUS/);
+        assert.match(explained.body.steps.join('\n'), /The name belongs to the local user "localuser": a login checks that account and never asks RADIUS \(no takeover\)/);
         const newcomer = await explain('newcomer', 'whatever');
         assert.match(newcomer.body.steps.join('\n'), /A login asks LDAP first: if it knows the name, that decides and RADIUS is never asked/);
       } finally {

@@ -52,7 +52,7 @@ export class RadiusExplainer {
       steps,
     });
     if (holder && holder.externalAccount !== RADIUS_ACCOUNT) {
-      steps.push(`The name belongs to the user "${holder.username}" (account: ${this.methods.of(holder).label}): a login checks that account and never asks RADIUS (no takeover).`);
+      steps.push(`The name belongs to the ${this.methods.of(holder).label.toLowerCase()} user "${holder.username}": a login checks that account and never asks RADIUS (no takeover).`);
       return refused();
     }
     const config = this.logins.config();
