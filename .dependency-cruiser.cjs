@@ -3,7 +3,7 @@
  * docs/architecture.md. A rule broken here is a design decision, not a lint warning: change the code,
  * or change the rule and the doc together.
  */
-const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|mfa|oauth2|pending-state|resources|sessions|settings|sso|tokens|ui|users)';
+const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|mfa|oauth2|pending-state|radius|resources|sessions|settings|sso|tokens|ui|users)';
 
 const { existsSync, readFileSync } = require('node:fs');
 const { join, posix } = require('node:path');
@@ -94,9 +94,9 @@ module.exports = {
     {
       name: 'users-imports-no-credentials',
       severity: 'error',
-      comment: 'users/ sits below sessions and tokens (and auth), and below the password backends (ldap), which register with it: it never imports them.',
+      comment: 'users/ sits below sessions and tokens (and auth), and below the login methods (ldap, radius, sso), which register with it: it never imports them.',
       from: { path: '^src/users/' },
-      to: { path: '^src/(auth|sessions|tokens|ldap)/' },
+      to: { path: '^src/(auth|sessions|tokens|ldap|radius|sso)/' },
     },
     {
       name: 'settings-imports-no-feature',

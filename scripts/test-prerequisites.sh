@@ -19,6 +19,8 @@ need chromium test -x "${CHROMIUM_PATH:-/usr/bin/chromium}"  # the browser tests
 need ansible test -d /usr/lib/python3/dist-packages/ansible_collections/awx/awx  # test/awx-collection.e2e-spec.ts
 need docker-compose command -v docker-compose               # test/deployment-files.e2e-spec.ts
 need slapd test -x /usr/sbin/slapd                          # test/ldap.e2e-spec.ts starts its own slapd per file
+need freeradius test -x /usr/sbin/freeradius                # test/radius.e2e-spec.ts starts its own FreeRADIUS per file
+need freeradius-utils command -v radtest                    # radtest, to try the test configuration by hand
 need ldap-utils command -v ldapmodify                       # ... and changes its entries with ldapmodify
 if [[ "$databases" == *" mysql "* ]]; then
   need mariadb-server test -x /usr/sbin/mariadbd
@@ -40,6 +42,8 @@ if [ ${#missing[@]} -gt 0 ] && [ "${TEST_INSTALL:-}" = 1 ]; then
   # Debian starts a system slapd after installing it where it can; the tests never use it (each starts its
   # own on free loopback ports), so it is stopped by its pid rather than left holding port 389.
   if [[ " ${missing[*]} " == *" slapd "* ]] && [ -f /run/slapd/slapd.pid ]; then kill "$(cat /run/slapd/slapd.pid)" 2>/dev/null || true; fi
+  # The same for a system FreeRADIUS (each RADIUS test file starts its own on a free loopback port).
+  if [[ " ${missing[*]} " == *" freeradius "* ]] && [ -f /run/freeradius/freeradius.pid ]; then kill "$(cat /run/freeradius/freeradius.pid)" 2>/dev/null || true; fi
   missing=()
 fi
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { integer, refuse } from '../common/validation';
@@ -51,31 +50,11 @@ const server = z
     if (problem) refuse(ctx, problem, value);
   });
 
-/**
- * A secret as stored carries a mark that no write repeats: `<mark>:<secret>`. The settings service hands a
- * category check only the values a write would leave (`"$encrypted$"` and a left-out key both read as the
- * stored value), so without the mark a check could not tell a secret typed again in clear from one kept;
- * SPEC §20 needs exactly that when the server's address changes. The mark never leaves this file's readers.
- */
-const MARK = /^[0-9a-f]{12}:/;
-const marked = (secret: string) => (secret ? `${randomBytes(6).toString('hex')}:${secret}` : '');
-
-/** The shared secret a stored RADIUS_SECRET holds. */
-export function secretOf(stored: string): string {
-  return MARK.test(stored) ? stored.slice(13) : stored;
-}
-
-/**
- * RADIUS_SECRET: any text but a NUL (which no form can type, and which would end the secret in C servers);
- * the stored value (`current`, what "$encrypted$" stands for) is kept as it is, a new one is marked afresh.
- */
-function secret(current: () => string) {
-  return z
-    .string()
-    .max(1024)
-    .refine((value) => !value.includes('\u0000'), 'The shared secret may not contain a NUL character.')
-    .transform((value) => (value !== '' && value === current() ? value : marked(value)));
-}
+/** RADIUS_SECRET: any text but a NUL (which no form can type, and which would end the secret in C servers). */
+const secret = z
+  .string()
+  .max(1024)
+  .refine((value) => !value.includes('\u0000'), 'The shared secret may not contain a NUL character.');
 
 const nasIdentifier = z
   .string()
@@ -97,12 +76,12 @@ const flagsByAttribute = z.strictObject({
 });
 
 /** AWX's keys (RADIUS_SERVER, RADIUS_PORT, RADIUS_SECRET) and ours, in the `radius` category (SPEC §20). */
-export function radiusSettingDefinitions(currentSecret: () => string): SettingDefinition[] {
+export function radiusSettingDefinitions(): SettingDefinition[] {
   const category = RADIUS_CATEGORY;
   return [
     { key: 'RADIUS_SERVER', category, default: '', schema: server },
     { key: 'RADIUS_PORT', category, default: 1812, schema: integer(1, 65535) },
-    { key: 'RADIUS_SECRET', category, default: '', secret: true, schema: secret(currentSecret) },
+    { key: 'RADIUS_SECRET', category, default: '', secret: true, schema: secret },
     { key: 'RADIUS_TIMEOUT', category, default: 5, schema: integer(1, 60) },
     { key: 'RADIUS_RETRIES', category, default: 2, schema: integer(0, 10) },
     { key: 'RADIUS_NAS_IDENTIFIER', category, default: 'awx', schema: nasIdentifier },
@@ -117,14 +96,13 @@ export function radiusSettingDefinitions(currentSecret: () => string): SettingDe
  * one is never sent towards a new address (as §7 for identity providers). Turning RADIUS off needs nothing.
  */
 export function radiusSettingsCheck(get: (key: string) => unknown): CategoryCheck {
-  return (next) => {
+  return (next, typed) => {
     const server = String(next.RADIUS_SERVER ?? '');
-    const stored = String(next.RADIUS_SECRET ?? '');
     if (server === '') return undefined;
-    if (secretOf(stored) === '') return { RADIUS_SECRET: ['A RADIUS server needs its shared secret (RFC 2865 §3: the secret must not be empty).'] };
+    if (String(next.RADIUS_SECRET ?? '') === '') return { RADIUS_SECRET: ['A RADIUS server needs its shared secret (RFC 2865 §3: the secret must not be empty).'] };
     const before = String(get('RADIUS_SERVER'));
     const moved = before !== '' && (server.toLowerCase() !== before.toLowerCase() || next.RADIUS_PORT !== get('RADIUS_PORT'));
-    if (moved && stored === get('RADIUS_SECRET')) {
+    if (moved && !typed.has('RADIUS_SECRET')) {
       return { RADIUS_SECRET: ['The server address changed, so the stored secret is not kept: send the shared secret for the new address.'] };
     }
     return undefined;
@@ -136,7 +114,7 @@ export function radiusConfig(get: (key: string) => unknown): RadiusConfig {
   return {
     server: get('RADIUS_SERVER') as string,
     port: get('RADIUS_PORT') as number,
-    secret: secretOf(get('RADIUS_SECRET') as string),
+    secret: get('RADIUS_SECRET') as string,
     timeoutMs: (get('RADIUS_TIMEOUT') as number) * 1000,
     retries: get('RADIUS_RETRIES') as number,
     nasIdentifier: get('RADIUS_NAS_IDENTIFIER') as string,

@@ -30,7 +30,7 @@ export class RadiusModule implements OnModuleInit {
   ) {
     // At construction, before the settings service first reads the table.
     const get = (key: string) => settings.get(key);
-    settings.register(radiusSettingDefinitions(() => settings.get<string>('RADIUS_SECRET')));
+    settings.register(radiusSettingDefinitions());
     settings.addCheck(RADIUS_CATEGORY, radiusSettingsCheck(get));
   }
 

@@ -18,7 +18,11 @@ export const SETTINGS_REFRESH_MS = 400;
 export const ALL_SETTINGS = 'all';
 
 /** Checks that span several keys of one category; return field errors or nothing. */
-export type CategoryCheck = (next: Record<string, unknown>) => Record<string, string[]> | undefined;
+/**
+ * A rule across the keys of a category: `next` is what the write would leave, `typed` the keys the write gives
+ * a value of its own (a secret sent as `"$encrypted$"`, or left out, is not typed: it keeps the stored one).
+ */
+export type CategoryCheck = (next: Record<string, unknown>, typed: ReadonlySet<string>) => Record<string, string[]> | undefined;
 
 /**
  * Runtime settings (SPEC §9): built-in default < env var of the same name (JSON) < stored value.
@@ -143,6 +147,7 @@ export class SettingsService implements OnModuleInit {
     }
     const errors: Record<string, string[]> = {};
     const changes = new Map<string, unknown>();
+    const typed = new Set<string>();
     for (const [key, raw] of Object.entries(body)) {
       const def = defs.get(key);
       // A typo must not answer 200 and change nothing (issue 34): unknown keys are named in the 400.
@@ -152,6 +157,7 @@ export class SettingsService implements OnModuleInit {
         continue;
       }
       if (def.readOnly) continue;
+      if (!def.secret || !JSON.stringify(raw ?? null).includes(ENCRYPTED_PLACEHOLDER)) typed.add(key);
       try {
         changes.set(key, validateValue(def.schema, def.secret ? unmaskSecrets(key, raw, this.get(key)) : raw, key));
       } catch (e) {
@@ -162,7 +168,7 @@ export class SettingsService implements OnModuleInit {
     const next: Record<string, unknown> = {};
     for (const key of defs.keys()) next[key] = changes.has(key) ? changes.get(key) : this.get(key);
     const checks = category === ALL_SETTINGS ? [...this.checks.values()].flat() : (this.checks.get(category) ?? []);
-    for (const check of checks) Object.assign(errors, check(next) ?? {});
+    for (const check of checks) Object.assign(errors, check(next, typed) ?? {});
     if (Object.keys(errors).length) throw new FieldErrors(errors);
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
