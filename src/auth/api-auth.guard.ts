@@ -26,9 +26,13 @@ export class ApiAuthGuard extends AuthGuard([...FRONT_DOOR]) {
     super();
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+  /** Synchronous for a public route (Nest takes a boolean without a promise: ping pays no microtask). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    return this.authenticate(context);
+  }
+
+  private async authenticate(context: ExecutionContext): Promise<boolean> {
     await super.canActivate(context);
     const req = context.switchToHttp().getRequest<GuardedRequest>();
     const principal = req.user;
