@@ -138,16 +138,19 @@ const headers = fc.record(
   { requiredKeys: [] },
 );
 
+/** The rows of an answered list; none for any other body. */
+function resultsOf<Row>(text: string): Row[] {
+  try {
+    const body = JSON.parse(text) as { results?: unknown };
+    return Array.isArray(body?.results) ? (body.results as Row[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** A plain user's list shows only what is theirs: themselves, their tokens, applications and objects. */
 function assertOnlyOwn(text: string, userId: number, label: string): void {
-  let body: { results?: unknown };
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return;
-  }
-  if (!Array.isArray(body?.results)) return;
-  for (const row of body.results as { id?: number; type?: string; related?: { user?: string }; summary_fields?: { created_by?: { id?: number } } }[]) {
+  for (const row of resultsOf<{ id?: number; type?: string; related?: { user?: string }; summary_fields?: { created_by?: { id?: number } } }>(text)) {
     if (row.type === 'user') assert.equal(row.id, userId, `${label} shows another user`);
     else if (row.related?.user) assert.equal(row.related.user, `/api/v2/users/${userId}/`, `${label} shows another user's ${row.type}`);
     else if (row.summary_fields?.created_by) assert.equal(row.summary_fields.created_by.id, userId, `${label} shows another user's ${row.type}`);
@@ -156,14 +159,7 @@ function assertOnlyOwn(text: string, userId: number, label: string): void {
 
 /** The users an answered list's rows reach (their owner, creator, last modifier, launcher) are all the caller. */
 function assertReachesOnlyOwn(text: string, userId: number, label: string): void {
-  let body: { results?: unknown };
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return;
-  }
-  if (!Array.isArray(body?.results)) return;
-  for (const row of body.results as { summary_fields?: Record<string, { id?: number } | undefined> }[]) {
+  for (const row of resultsOf<{ summary_fields?: Record<string, { id?: number } | undefined> }>(text)) {
     for (const relation of ['user', 'created_by', 'modified_by', 'launched_by']) {
       const reached = row.summary_fields?.[relation]?.id;
       if (reached !== undefined) assert.equal(reached, userId, `${label} reaches another user through ${relation}`);
