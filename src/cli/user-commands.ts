@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CommandRunner } from './command-layer';
-import { FieldErrors } from '../common/errors';
+import { errorMessages, FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { UsersService } from '../users/users.service';
 import { CommandError, passwordFrom, userDoesNotExist } from './command-error';
@@ -10,7 +10,7 @@ import { NO_REQUEST } from '../common/request-context';
 /** Field errors from the service, as one readable line. */
 export function describeFieldErrors(err: unknown): never {
   if (err instanceof FieldErrors) {
-    throw new CommandError(Object.entries(err.errors).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; '));
+    throw new CommandError(Object.entries(err.errors).map(([f, m]) => `${f}: ${errorMessages(m).join(' ')}`).join('; '));
   }
   throw err;
 }

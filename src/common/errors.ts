@@ -67,10 +67,22 @@ export class AuthError extends DomainError {
   }
 }
 
-/** 400 with DRF-style field errors: `{"field": ["message"]}`. */
+/**
+ * DRF's errors of one field: its messages, or, for a value with parts (a dict's keys, a list's positions),
+ * the errors of each part (AWX's map settings, SPEC §21: `{"KEY": {"Ops": {"colour": ["Invalid field."]}}}`).
+ */
+export type ErrorTree = string[] | { [part: string]: ErrorTree };
+
+/** Every message of a tree, each after the parts that lead to it (`Ops: colour: Invalid field.`). */
+export function errorMessages(tree: ErrorTree): string[] {
+  if (Array.isArray(tree)) return tree;
+  return Object.entries(tree).flatMap(([part, inner]) => errorMessages(inner).map((message) => `${part}: ${message}`));
+}
+
+/** 400 with DRF-style field errors: `{"field": ["message"]}`, a field's errors nested as its value's parts. */
 export class FieldErrors extends DomainError {
-  constructor(readonly errors: Record<string, string[]>) {
-    super('invalid', Object.values(errors).flat().join(' ') || 'Invalid data.');
+  constructor(readonly errors: Record<string, ErrorTree>) {
+    super('invalid', Object.values(errors).flatMap(errorMessages).join(' ') || 'Invalid data.');
   }
 
   static of(field: string, message: string): FieldErrors {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FieldErrors } from './errors';
+import { ErrorTree, FieldErrors } from './errors';
 
 /**
  * The one validation layer: request bodies and setting values are zod schemas, and this module turns
@@ -140,11 +140,74 @@ export function validateBody<S extends z.ZodObject>(schema: S, body: unknown, op
   return result.data as z.output<S>;
 }
 
+/**
+ * How a setting's errors are shown: `nested` as DRF nests the errors of AWX's dict and list fields (a key the
+ * shape does not name is `["Invalid field."]` at its place, SPEC §21); `path`, each message after the
+ * place it is about, written as the dry run writes paths (`AUTHENTICATION_MAPS[3].triggers.groups.has_or: …`).
+ * Unmarked schemas keep the first message of the field, its dict keys as a prefix.
+ */
+export type ErrorShape = 'nested' | 'path';
+const errorShapes = new WeakMap<z.ZodType, ErrorShape>();
+
+export function reportErrors<S extends z.ZodType>(schema: S, shape: ErrorShape): S {
+  errorShapes.set(schema, shape);
+  return schema;
+}
+
+/** AWX's `_Forbidden` child field: what a key the shape does not name is told. */
+export const INVALID_FIELD = 'Invalid field.';
+
+/** Each issue's places: an unknown-keys report is one place per key. */
+function places(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string }[] {
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...issue.path, key], message: INVALID_FIELD }));
+  return [{ path: [...issue.path], message: issue.message }];
+}
+
+/** DRF's nesting: the first message at each place; a place that has messages takes nothing below it. */
+function errorTree(error: z.ZodError): ErrorTree {
+  const all = ordered(error.issues).flatMap(places);
+  const top = all.find((place) => place.path.length === 0);
+  if (top) return [top.message];
+  const root: Record<string, ErrorTree> = {};
+  for (const { path, message } of all) placeMessage(root, path.map(String), message);
+  return root;
+}
+
+function placeMessage(node: Record<string, ErrorTree>, [part, ...rest]: string[], message: string): void {
+  const here = node[part];
+  if (!rest.length) {
+    node[part] ??= [message];
+    return;
+  }
+  if (Array.isArray(here)) return;
+  placeMessage((node[part] = here ?? {}), rest, message);
+}
+
+/** `KEY[3].triggers.groups.has_or`; a key that is no identifier is quoted (`KEY["Ops team"]`). */
+export function pathText(field: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, part) => {
+    if (typeof part === 'number') return `${text}[${part}]`;
+    const name = String(part);
+    return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `${text}.${name}` : `${text}[${JSON.stringify(name)}]`;
+  }, field);
+}
+
+/** Every message once, after the path of its place. */
+function pathMessages(error: z.ZodError, field: string): string[] {
+  const messages = ordered(error.issues)
+    .flatMap(places)
+    .map(({ path, message }) => (path.length ? `${pathText(field, path)}: ${message}` : message));
+  return [...new Set(messages)];
+}
+
 /** One value (a setting) against its schema: the parsed value, or a 400 `{"<field>": ["message"]}`. */
 export function validateValue<S extends z.ZodType>(schema: S, value: unknown, field: string): z.output<S> {
   const result = schema.safeParse(value, { error: drfMessage });
-  if (!result.success) throw new FieldErrors(fieldErrors(result.error, field));
-  return result.data;
+  if (result.success) return result.data;
+  const shape = errorShapes.get(schema);
+  if (shape === 'nested') throw new FieldErrors({ [field]: errorTree(result.error) });
+  if (shape === 'path') throw new FieldErrors({ [field]: pathMessages(result.error, field) });
+  throw new FieldErrors(fieldErrors(result.error, field));
 }
 
 /** Adds an issue from inside a refinement or transform; the DRF message is the schema's own. */

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { APP_CONFIG, AppConfig, ConfigError } from '../config/app-config';
 import { Clock } from '../common/clock';
-import { FieldErrors, NotFound } from '../common/errors';
+import { ErrorTree, FieldErrors, NotFound } from '../common/errors';
 import { SecretBox } from '../common/secret-box';
 import { validateValue } from '../common/validation';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
@@ -145,7 +145,7 @@ export class SettingsService implements OnModuleInit {
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw new FieldErrors({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
     }
-    const errors: Record<string, string[]> = {};
+    const errors: Record<string, ErrorTree> = {};
     const changes = new Map<string, unknown>();
     const typed = new Set<string>();
     for (const [key, raw] of Object.entries(body)) {
