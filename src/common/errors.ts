@@ -79,9 +79,12 @@ export function errorMessages(tree: ErrorTree): string[] {
   return Object.entries(tree).flatMap(([part, inner]) => errorMessages(inner).map((message) => `${part}: ${message}`));
 }
 
-/** 400 with DRF-style field errors: `{"field": ["message"]}`, a field's errors nested as its value's parts. */
-export class FieldErrors extends DomainError {
-  constructor(readonly errors: Record<string, ErrorTree>) {
+/**
+ * 400 with DRF-style field errors: `{"field": ["message"]}`; `E` is `ErrorTree` where a field's errors may be
+ * nested as its value's parts (a setting validated with `reportErrors(schema, 'nested')`).
+ */
+export class FieldErrors<E extends ErrorTree = string[]> extends DomainError {
+  constructor(readonly errors: Record<string, E>) {
     super('invalid', Object.values(errors).flatMap(errorMessages).join(' ') || 'Invalid data.');
   }
 
