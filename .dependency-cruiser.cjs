@@ -3,7 +3,7 @@
  * docs/architecture.md. A rule broken here is a design decision, not a lint warning: change the code,
  * or change the rule and the doc together.
  */
-const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|mfa|oauth2|pending-state|radius|resources|sessions|settings|sso|tokens|ui|users)';
+const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|mfa|oauth2|organizations|pending-state|radius|resources|sessions|settings|sso|tokens|ui|users)';
 
 const { existsSync, readFileSync } = require('node:fs');
 const { join, posix } = require('node:path');
@@ -97,6 +97,13 @@ module.exports = {
       comment: 'users/ sits below sessions and tokens (and auth), and below the login methods (ldap, radius, sso), which register with it: it never imports them.',
       from: { path: '^src/users/' },
       to: { path: '^src/(auth|sessions|tokens|ldap|radius|sso)/' },
+    },
+    {
+      name: 'users-imports-no-organizations',
+      severity: 'error',
+      comment: 'organizations/ holds roles over users (its role holders reference them): it tells users/ whom a caller sees through UserVisibility, and users/ never imports it.',
+      from: { path: '^src/users/' },
+      to: { path: '^src/organizations/' },
     },
     {
       name: 'settings-imports-no-feature',

@@ -12,6 +12,7 @@ import { HostsModule } from './hosts/hosts.module';
 import { JobTemplatesModule } from './job-templates/job-templates.module';
 import { LdapModule } from './ldap/ldap.module';
 import { OAuth2Module } from './oauth2/oauth2.module';
+import { OrganizationsModule } from './organizations/organizations.module';
 import { RadiusModule } from './radius/radius.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
@@ -25,7 +26,7 @@ import { UsersModule } from './users/users.module';
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
     // Password methods are asked in the order they register: LDAP, then RADIUS (SPEC §20).
     LdapModule, RadiusModule,
-    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule,
+    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule,
   ],
   providers: [BackgroundWork],
 })

@@ -37,6 +37,8 @@ describe('runtime settings (SPEC §9)', () => {
       TOKEN_MAX_LIFETIME_SECONDS: 0,
       TOKEN_EXPIRY_WARNING_SECONDS: 604800,
       MFA_REQUIRED_FOR: 'none',
+      MANAGE_ORGANIZATION_AUTH: true,
+      ORG_ADMINS_CAN_SEE_ALL_USERS: true,
       AUTH_LDAP_CACHE_SECONDS: 60,
     });
   });

@@ -44,6 +44,8 @@ export class ApiRootController {
       credentials: '/api/v2/credentials/',
       job_templates: '/api/v2/job_templates/',
       jobs: '/api/v2/jobs/',
+      organizations: '/api/v2/organizations/',
+      teams: '/api/v2/teams/',
     };
     if (this.config.oauth2ProviderEnabled) {
       routes.tokens = '/api/v2/tokens/';

@@ -21,15 +21,30 @@ import type { Account } from './principal';
 export type FieldType = 'int' | 'string' | 'bool' | 'datetime' | 'fk';
 
 export interface ListSpec {
-  /** API field name -> entity property (and its type), or 'secret' for what may never be filtered on. */
-  fields: Record<string, { property: string; type: FieldType } | 'secret'>;
+  /**
+   * API field name -> entity property (and its type), or 'secret' for what may never be filtered on. A field
+   * with an `expression` is computed from the row's columns (a role's `name` from its `role_field`).
+   */
+  fields: Record<string, ListField | 'secret'>;
   /** Related objects by API name: the entity relation to join, and what that object exposes. */
   relations?: Record<string, RelatedList>;
   /** Fields `search=` looks in (case-insensitively). */
   search: string[];
   /** The list's own order, also the tie-break after `order_by` (default: by id). */
   defaultOrder?: [string, 'ASC' | 'DESC'][];
+  /** The list reads AWX's reserved `role_level` itself (organizations, teams; SPEC §21); on any other list it is a 400. */
+  roleLevel?: boolean;
 }
+
+export interface ListField {
+  property: string;
+  type: FieldType;
+  /** SQL over the row's alias instead of the property's column. */
+  expression?: (alias: string) => string;
+}
+
+/** AWX's answer to `role_level` on a list whose objects are not guarded by roles (SPEC §21). */
+export const ROLE_LEVEL_REFUSED = 'Cannot apply role_level filter to this list because its model does not use roles for access control.';
 
 /** Query parameters that are never filters. */
 const RESERVED = new Set(['page', 'page_size', 'format', 'order', 'order_by', 'search', 'type', 'count_disabled', 'no_truncate', 'limit']);
@@ -148,6 +163,10 @@ export async function applyListQuery<T extends object>(
     let key = rawKey;
     if (key === 'limit' && hasOwn(spec.fields, 'limit')) key = 'limit__exact';
     else if (RESERVED.has(key)) continue;
+    else if (key === 'role_level') {
+      if (spec.roleLevel) continue;
+      throw new BadRequest(ROLE_LEVEL_REFUSED);
+    }
     for (const value of asList(rawValue)) filters.push([key, value]);
   }
   const terms = asList(query.search).flatMap((value) => value.split(',').filter((t) => t !== ''));
@@ -285,7 +304,7 @@ class Context<T extends object> {
         this.guards.set(alias, { alias, owner: guarded.owner, path: parts.join('__') });
       }
       if (last) {
-        if (field) return { column: `${alias}.${field.property}`, type: field.type, name: part };
+        if (field) return { column: field.expression ? field.expression(alias) : `${alias}.${field.property}`, type: field.type, name: part };
         if (relation) {
           // A related object by itself is its id (`user=3`).
           return { column: `${this.join(alias, part, relation.relation)}.id`, type: 'fk', name: part };

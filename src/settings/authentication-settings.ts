@@ -99,6 +99,10 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'TOKEN_EXPIRY_WARNING_SECONDS', category: AUTH, default: 604800, schema: integer(0, OAUTH2_LIFETIME_MAX) },
   // Who must have a second factor (SPEC §16): the form login sets one up before it completes; basic and the password grant refuse.
   { key: 'MFA_REQUIRED_FOR', category: AUTH, default: 'none', schema: z.enum(MFA_REQUIRED_FOR) },
+  // SPEC §21: while false only superusers make, change or delete teams and grant or revoke roles (AWX: category `system`).
+  { key: 'MANAGE_ORGANIZATION_AUTH', category: AUTH, default: true, schema: bool },
+  // SPEC §21: an organization's admins and auditors see every user in /api/v2/users/, to find whom to add.
+  { key: 'ORG_ADMINS_CAN_SEE_ALL_USERS', category: AUTH, default: true, schema: bool },
 ];
 
 /** Typed view of the values the service reads on hot paths. */
@@ -123,4 +127,6 @@ export interface AuthenticationSettings {
   ALLOW_METRICS_FOR_ANONYMOUS_USERS: boolean;
   TOKEN_MAX_LIFETIME_SECONDS: number;
   TOKEN_EXPIRY_WARNING_SECONDS: number;
+  MANAGE_ORGANIZATION_AUTH: boolean;
+  ORG_ADMINS_CAN_SEE_ALL_USERS: boolean;
 }

@@ -1,33 +1,19 @@
-import { z } from 'zod';
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ClientAddress } from '../common/client-ip';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
-import { REQUIRED, text, validateBody } from '../common/validation';
+import { REQUIRED, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query';
 import { readsEverything, USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { LocalCredentialsService } from './local-credentials.service';
-import { UserIdentities } from './user-identities';
+import { UserPresenter } from './user-presenter';
+import { UserVisibility } from './user-visibility';
+import { USER_BODY } from './user-body';
 import { User } from './user.entity';
-import { canDeleteUser, canEditUser, serializeUser } from './user.serializer';
+import { canDeleteUser, canEditUser } from './user.serializer';
 import { UsersService } from './users.service';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
-
-/** The body of POST, PUT and (partial) PATCH `/api/v2/users/…`, with AWX's field lengths. */
-const USER_BODY = z.object({
-  username: text(150),
-  password: text(1024, { blank: true }).optional(),
-  first_name: text(150, { blank: true }).optional(),
-  last_name: text(150, { blank: true }).optional(),
-  email: text(254, { blank: true }).optional(),
-  is_superuser: z.boolean().optional(),
-  is_system_auditor: z.boolean().optional(),
-  is_active: z.boolean().optional(),
-  // Checked only when it is needed (an own password change): anything but a string counts as absent.
-  old_password: z.string().optional().catch(undefined),
-});
 
 const ADMIN_ONLY_FIELDS = ['is_superuser', 'is_system_auditor', 'is_active'] as const;
 
@@ -37,28 +23,23 @@ export class UsersController {
   constructor(
     private readonly users: UsersService,
     private readonly credentials: LocalCredentialsService,
-    private readonly identities: UserIdentities,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly presenter: UserPresenter,
+    private readonly visibility: UserVisibility,
   ) {}
 
-  /** Serialised users with their linked external identities (`auth`), one lookup for the page. */
-  private async serialize(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
-    // Only external users have linked identities: a page of local users costs no lookup.
-    const external = users.filter((u) => u.externalAccount).map((u) => u.id);
-    const auth = external.length ? await this.identities.of(external) : new Map<number, never[]>();
-    return users.map((u) =>
-      serializeUser(u, { viewer: principal.user, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [] }),
-    );
+  private serialize(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
+    return this.presenter.present(principal, users);
   }
 
-  private async serializeOne(principal: Principal, user: User): Promise<Record<string, unknown>> {
-    return (await this.serialize(principal, [user]))[0];
+  private serializeOne(principal: Principal, user: User): Promise<Record<string, unknown>> {
+    return this.presenter.presentOne(principal, user);
   }
 
+  /** Everyone to superusers and system auditors; to anyone else themselves and whom SPEC §21 shows them. */
   @Get('users')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    const onlyId = readsEverything(principal.user) ? undefined : principal.user.id;
-    return queryPage(this.users.listQuery(onlyId), USER_LIST, query, '/api/v2/users/', principal.user, (rows) => this.serialize(principal, rows));
+    const visible = await this.visibility.of(principal.user);
+    return queryPage(this.users.visibleQuery(visible), USER_LIST, query, '/api/v2/users/', principal.user, (rows) => this.serialize(principal, rows));
   }
 
   /** `/api/v2/me/`: a paginated list of one, as AWX answers it; filters apply to it like any list. */
@@ -136,7 +117,9 @@ export class UsersController {
 
   /** Objects a caller may not see are 404, so ids do not reveal which users exist. */
   private async visibleUser(principal: Principal, id: number): Promise<User> {
-    if (!readsEverything(principal.user) && principal.user.id !== id) throw new NotFound();
+    if (!readsEverything(principal.user) && principal.user.id !== id && !(await this.users.isVisible(await this.visibility.of(principal.user), id))) {
+      throw new NotFound();
+    }
     return this.users.getOr404(id);
   }
 }

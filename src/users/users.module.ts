@@ -17,11 +17,13 @@ import { RevocationJobs } from './revocation-jobs';
 import { LoginMethods } from './login-methods';
 import { PasswordCheck } from './password-check.service';
 import { Provisioning } from './provisioning';
+import { UserPresenter } from './user-presenter';
+import { UserVisibility } from './user-visibility';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning],
+  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility],
 })
 export class UsersModule {}

@@ -15,6 +15,7 @@ import { MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withSuffix
 import { UsersRepository } from './users.repository';
 import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
+import type { VisibleUsers } from './user-visibility';
 
 export interface UserInput {
   username: string;
@@ -80,6 +81,17 @@ export class UsersService {
   /** The users a list shows (only `onlyId` for callers who see only themselves), before its filters and page. */
   listQuery(onlyId?: number) {
     return this.users.listQuery(onlyId);
+  }
+
+  /** The users a caller sees (UserVisibility), before a list's filters and page. */
+  visibleQuery(visible: VisibleUsers) {
+    const qb = this.users.listQuery();
+    return visible.all ? qb : qb.where(`(${visible.where})`, visible.params);
+  }
+
+  /** Whether user `id` is among those a caller sees. */
+  async isVisible(visible: VisibleUsers, id: number): Promise<boolean> {
+    return (await this.visibleQuery(visible).andWhere('u.id = :visibleId', { visibleId: id }).getCount()) > 0;
   }
 
   /**

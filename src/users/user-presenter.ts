@@ -1,0 +1,31 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { Principal } from '../common/principal';
+import { UserIdentities } from './user-identities';
+import type { User } from './user.entity';
+import { serializeUser } from './user.serializer';
+
+/**
+ * §8's user resource as every list of users shows it (`/api/v2/users/`, and the holder lists of SPEC §21):
+ * each user with its linked external identities (`auth`), one lookup for the page.
+ */
+@Injectable()
+export class UserPresenter {
+  constructor(
+    private readonly identities: UserIdentities,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async present(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
+    // Only external users have linked identities: a page of local users costs no lookup.
+    const external = users.filter((u) => u.externalAccount).map((u) => u.id);
+    const auth = external.length ? await this.identities.of(external) : new Map<number, never[]>();
+    return users.map((u) =>
+      serializeUser(u, { viewer: principal.user as User, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [] }),
+    );
+  }
+
+  async presentOne(principal: Principal, user: User): Promise<Record<string, unknown>> {
+    return (await this.present(principal, [user]))[0];
+  }
+}
