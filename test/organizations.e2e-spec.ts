@@ -206,6 +206,7 @@ describe(`organizations and teams (SPEC §21, ${TEST_DB})`, () => {
       assert.deepEqual(team.body, { msg: 'Granting a role to a team is not supported.' });
       const teams = await t.http().get(`/api/v2/roles/${role}/teams/`).set('Authorization', admin()).expect(200);
       assert.deepEqual(teams.body, { count: 0, next: null, previous: null, results: [] });
+      await t.http().get(`/api/v2/roles/${role}/teams/?nope=1`).set('Authorization', admin()).expect(400);
       for (const list of ['organizations', 'admin_of_organizations', 'teams']) {
         await t.http().post(`/api/v2/users/${ids.mem}/${list}/`).set('Authorization', admin()).send({ id: o.id }).expect(405);
       }

@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpException, Param, Post, Query } from '@nestjs/common';
 import { IdPipe } from '../common/id.pipe';
-import { pageOf, pageRequest } from '../common/pagination';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { Access } from './access.service';
 import { AssociationError } from './association-error';
@@ -50,7 +49,8 @@ export class RolesController {
   @Get('roles/:id/teams')
   async teamHolders(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.grants.roleOr404(await this.access.standingOf(principal), id);
-    return pageOf(`/api/v2/roles/${id}/teams/`, pageRequest(query), 0, [], query);
+    // A list of teams that is always empty, read as every list of teams (§19's 400s apply).
+    return this.teams.page(principal, query, `/api/v2/roles/${id}/teams/`, (qb) => qb.andWhere('1 = 0'));
   }
 
   @Post('roles/:id/teams')
