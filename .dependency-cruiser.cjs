@@ -3,7 +3,7 @@
  * docs/architecture.md. A rule broken here is a design decision, not a lint warning: change the code,
  * or change the rule and the doc together.
  */
-const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|mfa|oauth2|organizations|pending-state|radius|resources|sessions|settings|sso|tokens|ui|users)';
+const FEATURES = '(api|auth|cli|credentials|hosts|job-templates|ldap|maps|mfa|oauth2|organizations|pending-state|radius|resources|sessions|settings|sso|tokens|ui|users)';
 
 const { existsSync, readFileSync } = require('node:fs');
 const { join, posix } = require('node:path');
@@ -97,6 +97,20 @@ module.exports = {
       comment: 'users/ sits below sessions and tokens (and auth), and below the login methods (ldap, radius, sso), which register with it: it never imports them.',
       from: { path: '^src/users/' },
       to: { path: '^src/(auth|sessions|tokens|ldap|radius|sso)/' },
+    },
+    {
+      name: 'maps-name-no-method',
+      severity: 'error',
+      comment: "The maps (SPEC §21) are one engine that every login method's claims go through: methods register how they read AWX's settings (MapSources); maps/ never imports a method.",
+      from: { path: '^src/maps/' },
+      to: { path: '^src/(ldap|radius|sso|auth)/' },
+    },
+    {
+      name: 'organizations-below-maps',
+      severity: 'error',
+      comment: 'organizations/ is a resource module the maps write through (RolesRepository): it never imports maps/.',
+      from: { path: '^src/organizations/' },
+      to: { path: '^src/maps/' },
     },
     {
       name: 'users-imports-no-organizations',

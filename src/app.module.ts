@@ -20,13 +20,14 @@ import { SsoModule } from './sso/sso.module';
 import { TokensModule } from './tokens/tokens.module';
 import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
+import { MapsModule } from './maps/maps.module';
 
 @Module({
   imports: [
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
     // Password methods are asked in the order they register: LDAP, then RADIUS (SPEC §20).
     LdapModule, RadiusModule,
-    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule,
+    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule,
   ],
   providers: [BackgroundWork],
 })

@@ -11,6 +11,7 @@ import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
 import { TokenExpiryNotices } from './tokens/token-expiry-notices.service';
 import { TokenRevocationService } from './tokens/token-revocation.service';
 import { LoginThrottle } from './users/login-throttle.service';
+import { CLAIMS_SWEEP_MS, ClaimsSweeper } from './maps/claims-sweeper.service';
 import { NO_REQUEST } from './common/request-context';
 
 /** While the database is down, this node tries it this often (nothing runs while it is up). */
@@ -48,6 +49,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly tokenRevocation: TokenRevocationService,
     private readonly deviceCodes: DeviceCodes,
     private readonly tokenExpiry: TokenExpiryNotices,
+    private readonly claimsSweeper: ClaimsSweeper,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -64,6 +66,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('pending-state-sweep', PENDING_STATE_SWEEP_MS, () => this.pendingState.sweep());
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
     s.every('device-code-sweep', DEVICE_CODE_SWEEP_MS, () => this.deviceCodes.sweep());
+    s.every('login-claims-sweep', CLAIMS_SWEEP_MS, () => this.claimsSweeper.sweepOnce());
     // Each token once across every node: a pass claims its tokens with one UPDATE before logging them.
     if (this.config.oauth2ProviderEnabled) s.every('token-expiry-notices', TOKEN_EXPIRY_NOTICE_MS, () => this.tokenExpiry.noticeExpiring());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());

@@ -67,8 +67,11 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
         assert.equal(res.body[`${prefix}REQUIRE_GROUP`], null);
         assert.deepEqual(res.body[`${prefix}USER_FLAGS_BY_GROUP`], {});
         assert.equal(res.body[`${prefix}CA_CERT`], '');
+        assert.deepEqual(res.body[`${prefix}ORGANIZATION_MAP`], {});
+        assert.deepEqual(res.body[`${prefix}TEAM_MAP`], {});
       }
-      assert.equal(Object.keys(res.body).length, 6 * 15);
+      // Fifteen keys of SPEC §14 and the two maps of SPEC §21 (ORGANIZATION_MAP, TEAM_MAP), for each directory.
+      assert.equal(Object.keys(res.body).length, 6 * 17);
       const auth = await t.http().get('/api/v2/settings/authentication/').set('Authorization', ADMIN).expect(200);
       assert.equal(auth.body.AUTH_LDAP_CACHE_SECONDS, 60);
       const list = await t.http().get('/api/v2/settings/').set('Authorization', ADMIN).expect(200);
@@ -623,7 +626,7 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       await configure({ AUTH_LDAP_REQUIRE_GROUP: DN.staff, AUTH_LDAP_DENY_GROUP: DN.banned });
       const bobBefore = await user('bob');
       const res = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ server: 'default', username: 'bob', password: PASSWORDS.bob }).expect(200);
-      assert.deepEqual(Object.keys(res.body).sort(), ['dn', 'flags', 'groups', 'steps', 'would_login']);
+      assert.deepEqual(Object.keys(res.body).sort(), ['dn', 'flags', 'groups', 'maps', 'steps', 'would_login']);
       assert.equal(res.body.would_login, true);
       assert.equal(res.body.dn, DN.bob);
       assert.deepEqual([...res.body.groups].sort(), [DN.auditors, DN.staff, DN.teamA].sort());

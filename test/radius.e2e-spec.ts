@@ -512,7 +512,7 @@ describe(`RADIUS logins (SPEC §20, issue 41, ${TEST_DB})`, () => {
     it('POST /api/v2/settings/radius/test/ tells what a login would do and why, changing nothing', async () => {
       const ritaBefore = await user('rita');
       const res = await explain('rita', PASSWORDS.rita);
-      assert.deepEqual(Object.keys(res.body).sort(), ['attributes', 'flags', 'reply', 'steps', 'would_login']);
+      assert.deepEqual(Object.keys(res.body).sort(), ['attributes', 'flags', 'maps', 'reply', 'steps', 'would_login']);
       assert.equal(res.body.would_login, true);
       assert.equal(res.body.reply, 'Access-Accept');
       assert.deepEqual(res.body.attributes, { Class: ['awx-admins'], 'Filter-Id': ['awx-auditors'] });

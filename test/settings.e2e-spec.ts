@@ -40,6 +40,11 @@ describe('runtime settings (SPEC §9)', () => {
       MANAGE_ORGANIZATION_AUTH: true,
       ORG_ADMINS_CAN_SEE_ALL_USERS: true,
       AUTH_LDAP_CACHE_SECONDS: 60,
+      // SPEC §21: AWX's global social maps, the rule engine and how long logins' claims are kept.
+      SOCIAL_AUTH_ORGANIZATION_MAP: null,
+      SOCIAL_AUTH_TEAM_MAP: null,
+      AUTHENTICATION_MAPS: [],
+      AUTH_CLAIMS_RETENTION_DAYS: 90,
     });
   });
 

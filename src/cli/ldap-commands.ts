@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { LdapLogins } from '../ldap/ldap-logins.service';
 import { DIRECTORY_NAMES, DirectoryName } from '../ldap/ldap-settings';
 import { CommandError, passwordFrom } from './command-error';
+import { mapsLines } from './maps-lines';
 import { CommandRunner } from './command-layer';
 
 /**
@@ -29,6 +30,7 @@ export class LdapTestCommand extends CommandRunner {
     console.log(`DN: ${answer.dn ?? '(none)'}`);
     console.log(`Groups: ${answer.groups.length ? answer.groups.join('; ') : '(none)'}`);
     console.log(`Flags: is_superuser=${answer.flags.is_superuser} is_system_auditor=${answer.flags.is_system_auditor}`);
+    for (const line of mapsLines(answer.maps)) console.log(line);
     console.log(answer.would_login ? 'Result: the login would succeed.' : 'Result: the login would be refused.');
     if (!answer.would_login) process.exitCode = 1;
   }

@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RadiusExplainer } from '../radius/radius-explainer.service';
 import { CommandError, passwordFrom } from './command-error';
 import { CommandRunner } from './command-layer';
+import { mapsLines } from './maps-lines';
 
 /**
  * `radius_test` (SPEC §20): prints, step by step, what a RADIUS login would do and why; exit 0 when it
@@ -26,6 +27,7 @@ export class RadiusTestCommand extends CommandRunner {
     const attributes = Object.entries(answer.attributes).map(([name, values]) => `${name}=${values.join(' | ')}`);
     console.log(`Attributes: ${attributes.length ? attributes.join('; ') : '(none)'}`);
     console.log(`Flags: is_superuser=${answer.flags.is_superuser} is_system_auditor=${answer.flags.is_system_auditor}`);
+    for (const line of mapsLines(answer.maps)) console.log(line);
     console.log(answer.would_login ? 'Result: the login would succeed.' : 'Result: the login would be refused.');
     if (!answer.would_login) process.exitCode = 1;
   }

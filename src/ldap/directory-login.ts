@@ -1,7 +1,7 @@
 import { createSecureContext, SecureContext } from 'node:tls';
 import { NoSuchObjectError, ResultCodeError, SizeLimitExceededError } from 'ldapts';
 import { DirectoryConnection, DirectoryUnavailable, describeError, isTransportError, ServiceBindRefused } from './directory-connection';
-import { DirectoryEntry, DirectoryUser, groupType, membershipOf, userAttributes } from './group-types';
+import { DirectoryEntry, DirectoryUser, groupType, MembershipAnswer, membershipOf, userAttributes } from './group-types';
 import { fillDnTemplate, fillFilter, normalizeDn } from './ldap-names';
 import { settingPrefix } from './ldap-settings';
 import type { DirectoryConfig, UserField, UserFlag } from './ldap-settings';
@@ -29,8 +29,13 @@ export interface DirectoryDecision {
   attributes: Partial<Record<UserField, string>>;
   /** The flags USER_FLAGS_BY_GROUP maps, each set or cleared; unmapped flags are absent. */
   flags: Partial<Record<UserFlag, boolean>>;
+  /** The user entry's attributes, names in lower case (the maps' attributes, SPEC §21; secrets left out there). */
+  entry: Record<string, string[]>;
   steps: string[];
 }
+
+/** The group DNs a directory's settings name beyond its group search (the maps'): asked of each group at a login. */
+export type NamedGroups = (config: DirectoryConfig) => string[];
 
 /**
  * Active Directory's refusals of a bind carry a sub-code in the diagnostic message (`data 52e`):
@@ -71,6 +76,7 @@ export class DirectoryLogin {
   constructor(
     private readonly systemCas: string[],
     private readonly open: typeof DirectoryConnection.open = DirectoryConnection.open,
+    private readonly namedGroups: NamedGroups = () => [],
   ) {}
 
   private contextFor(caCert: string): SecureContext {
@@ -85,7 +91,7 @@ export class DirectoryLogin {
 
   /** `steps` hears each step as it happens (so an explainer keeps them when a directory fails midway). */
   async decide(directories: DirectoryConfig[], username: string, password: string, steps: string[] = []): Promise<DirectoryDecision> {
-    const none: DirectoryDecision = { directory: null, refusal: 'not_found', dn: null, groups: [], attributes: {}, flags: {}, steps };
+    const none: DirectoryDecision = { directory: null, refusal: 'not_found', dn: null, groups: [], attributes: {}, flags: {}, entry: {}, steps };
     if (!directories.length) {
       steps.push('No directory is configured (every AUTH_LDAP_*SERVER_URI is empty).');
       return none;
@@ -140,7 +146,7 @@ export class DirectoryLogin {
   ): Promise<DirectoryDecision | null> {
     const found = await this.findUser(connection, config, username, note);
     if (!found) return null;
-    const base: DirectoryDecision = { directory: config.name, refusal: null, dn: null, groups: [], attributes: {}, flags: {}, steps };
+    const base: DirectoryDecision = { directory: config.name, refusal: null, dn: null, groups: [], attributes: {}, flags: {}, entry: {}, steps };
     if (found === 'ambiguous') return { ...base, refusal: 'ambiguous_user' };
     base.dn = found.dn;
     const bound = await connection.bindAs(found.dn, password);
@@ -156,7 +162,7 @@ export class DirectoryLogin {
     note(`Bound as ${found.dn}: the password is right.`);
     const user = found.attributes ? (found as DirectoryUser) : await this.readUser(connection, config, found.dn, note);
     // The entry's DN as the directory spells it (a DN template's is the typed name's): the account is found by it.
-    const decision: DirectoryDecision = { ...base, dn: user.dn, attributes: mappedAttributes(config, user) };
+    const decision: DirectoryDecision = { ...base, dn: user.dn, attributes: mappedAttributes(config, user), entry: user.attributes };
     const type = groupType(config.groupType, config.groupTypeParams);
     const groups = new Map<string, DirectoryEntry>();
     if (config.groupSearch) {
@@ -170,8 +176,21 @@ export class DirectoryLogin {
       note(`No GROUP_SEARCH: only the configured groups are checked, each asked directly.`);
     }
     const ctx = { user, type, search: config.groupSearch, reader: connection };
+    // A configured group the search did not find but the user is in (asked of the group) joins the login's
+    // groups, so that the maps and their dry run read what this login found (SPEC §21).
+    const asked = new Map<string, MembershipAnswer>();
+    const membership = async (dn: string): Promise<MembershipAnswer> => {
+      const key = normalizeDn(dn);
+      let answer = asked.get(key);
+      if (!answer) {
+        answer = await membershipOf(dn, groups, ctx);
+        asked.set(key, answer);
+        if (answer.member && !groups.has(key)) decision.groups.push(dn);
+      }
+      return answer;
+    };
     if (config.requireGroup) {
-      const answer = await membershipOf(config.requireGroup, groups, ctx);
+      const answer = await membership(config.requireGroup);
       note(`REQUIRE_GROUP ${config.requireGroup}: ${answer.member ? 'member' : 'not a member'} (${answer.how}).`);
       if (!answer.member) {
         note('Refused: the user is outside REQUIRE_GROUP (answered like a wrong password).');
@@ -179,7 +198,7 @@ export class DirectoryLogin {
       }
     }
     if (config.denyGroup) {
-      const answer = await membershipOf(config.denyGroup, groups, ctx);
+      const answer = await membership(config.denyGroup);
       note(`DENY_GROUP ${config.denyGroup}: ${answer.member ? 'member' : 'not a member'} (${answer.how}).`);
       if (answer.member) {
         note('Refused: the user is in DENY_GROUP (answered like a wrong password).');
@@ -191,7 +210,7 @@ export class DirectoryLogin {
       if (!dns) continue;
       let by: string | undefined;
       for (const dn of dns) {
-        if ((await membershipOf(dn, groups, ctx)).member) {
+        if ((await membership(dn)).member) {
           by = dn;
           break;
         }
@@ -199,6 +218,7 @@ export class DirectoryLogin {
       decision.flags[flag] = by !== undefined;
       note(by !== undefined ? `${flag}: set, by membership of ${by}.` : `${flag}: cleared, a member of none of ${dns.join('; ') || '(no group)'}.`);
     }
+    for (const dn of this.namedGroups(config)) await membership(dn);
     return decision;
   }
 

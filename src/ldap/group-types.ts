@@ -144,7 +144,8 @@ export function groupType(name: GroupTypeName, params: { member_attr?: string })
 
 /** The attributes a user entry is read with: the mapped ones, and what posix groups need. */
 export function userAttributes(attrMap: Record<string, string | undefined>): string[] {
-  return [...new Set([...Object.values(attrMap).filter((a): a is string => !!a), 'uid', 'gidNumber'])];
+  // '*': every user attribute of the entry, which the maps read (SPEC §21); the named ones besides, in case.
+  return [...new Set(['*', ...Object.values(attrMap).filter((a): a is string => !!a), 'uid', 'gidNumber'])];
 }
 
 /** Why a group DN is, or is not, one of the user's: the answer and the words the explainer shows. */

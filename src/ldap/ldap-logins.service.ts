@@ -10,6 +10,12 @@ import type { User } from '../users/user.entity';
 import { MAX_USERNAME, normalizeUsername, USERNAME } from '../users/usernames';
 import { UsersService } from '../users/users.service';
 import { Provisioning, ProvisioningInput } from '../users/provisioning';
+import { AccessRefused } from '../maps/access-refused';
+import { textAttributes } from '../maps/claims-record';
+import { LoginAccess, MapsService } from '../maps/maps.service';
+import { OutcomeView, describeOutcome } from '../maps/outcome-view';
+import { DirectoryConnection } from './directory-connection';
+import { ldapNamedGroups } from './ldap-map-reader';
 import { DirectoryUnavailable } from './directory-connection';
 import { DirectoryDecision, DirectoryLogin } from './directory-login';
 import { DIRECTORY_NAMES, DirectoryConfig, directoryConfig, DirectoryName, settingPrefix } from './ldap-settings';
@@ -24,6 +30,8 @@ export interface LdapExplanation {
   dn: string | null;
   groups: string[];
   flags: { is_superuser: boolean; is_system_auditor: boolean };
+  /** SPEC §21: the maps' verdict on the login the directory decided (the dry run's OUTCOME); null when it decided none. */
+  maps: OutcomeView | null;
   steps: string[];
 }
 
@@ -43,9 +51,11 @@ export class LdapLogins {
     private readonly users: UsersService,
     private readonly provisioning: Provisioning,
     private readonly methods: LoginMethods,
+    private readonly maps: MapsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.login = new DirectoryLogin(trustedCas(config.extraCaCertsFile));
+    const get = (key: string) => this.settings.get(key);
+    this.login = new DirectoryLogin(trustedCas(config.extraCaCertsFile), DirectoryConnection.open, (directory) => ldapNamedGroups(directory.name, get));
   }
 
   /** The directories with a SERVER_URI, in the order a login asks them. */
@@ -99,10 +109,20 @@ export class LdapLogins {
       throw err;
     }
     if (decision.refusal) {
+      if (GATE_REFUSALS.has(decision.refusal)) {
+        // SPEC §21: the directory's gate said this person may no longer come in; an existing user's sessions end.
+        await this.maps.refused((await this.holderOf(decision.dn)) ?? existing, ldapAccess(decision, username), gatePath(decision), trace);
+      }
       return { refused: decision.detail ? `${decision.refusal}: ${decision.detail}` : decision.refusal, source: decision.directory };
     }
-    const user = await this.apply(decision, username, existing, trace);
-    return user ? { user, source: decision.directory! } : { refused: 'local_account_name', source: decision.directory };
+    try {
+      const user = await this.apply(decision, username, existing, trace);
+      return user ? { user, source: decision.directory! } : { refused: 'local_account_name', source: decision.directory };
+    } catch (err) {
+      // An `allow` rule refusing the login answers exactly as a wrong password (and is counted so).
+      if (err instanceof AccessRefused) return { refused: `access_refused: ${err.refusedBy}`, source: decision.directory };
+      throw err;
+    }
   }
 
   /**
@@ -114,14 +134,15 @@ export class LdapLogins {
   private async apply(decision: DirectoryDecision, username: string, existing: User | null, trace: RequestTrace): Promise<User | null> {
     const known = (await this.holderOf(decision.dn)) ?? existing;
     const input = this.provisioningInput(decision);
-    if (known) return this.provisioning.refresh(known, input, trace);
+    const access = ldapAccess(decision, username);
+    if (known) return this.maps.refresh(known, input, access, trace);
     try {
-      return await this.provisioning.create(username.toLowerCase(), input, trace);
+      return await this.maps.create(username.toLowerCase(), input, access, trace);
     } catch (err) {
       if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
       // Another login of the same entry or name created it first (or a local user took the name): look again.
       const holder = (await this.holderOf(decision.dn)) ?? (await this.users.findByUsernameIgnoringCase(username));
-      return holder?.externalAccount === LDAP_ACCOUNT ? this.provisioning.refresh(holder, input, trace) : null;
+      return holder?.externalAccount === LDAP_ACCOUNT ? this.maps.refresh(holder, input, access, trace) : null;
     }
   }
 
@@ -155,6 +176,7 @@ export class LdapLogins {
       dn: null,
       groups: [],
       flags: { is_superuser: !!holder?.isSuperuser, is_system_auditor: !!holder?.isSystemAuditor },
+      maps: null,
       steps,
     });
     if (!isUsername(username)) {
@@ -190,11 +212,17 @@ export class LdapLogins {
       steps.push(`The entry ${decision.dn} is held by the LDAP user "${entryHolder.username}" (id ${entryHolder.id}): the login would be that user's.`);
     }
     const target = entryHolder ?? holder;
+    // The maps read a login the password proved: a refusal before the bind (or by it) decides nothing for them.
+    const outcome = decision.dn && (!decision.refusal || GATE_REFUSALS.has(decision.refusal)) ? await this.maps.preview(target, ldapAccess(decision, username)) : null;
     const flags = {
-      is_superuser: decision.flags.is_superuser ?? !!target?.isSuperuser,
-      is_system_auditor: decision.flags.is_system_auditor ?? !!target?.isSystemAuditor,
+      is_superuser: outcome?.allowed ? outcome.flags.is_superuser.after : !!target?.isSuperuser,
+      is_system_auditor: outcome?.allowed ? outcome.flags.is_system_auditor.after : !!target?.isSystemAuditor,
     };
-    const answer = { dn: decision.dn, groups: decision.groups, flags, steps };
+    const answer = { dn: decision.dn, groups: decision.groups, flags, maps: outcome ? describeOutcome(outcome) : null, steps };
+    if (!decision.refusal && outcome && !outcome.allowed) {
+      steps.push(`Verdict: refused by ${outcome.refusedBy} (an allow decision of the maps); the user would see the wrong-password answer${target ? ', and their sessions and tokens would end' : ''}.`);
+      return { would_login: false, ...answer };
+    }
     if (decision.refusal) {
       steps.push(`Verdict: refused (${decision.refusal}${decision.detail ? `: ${decision.detail}` : ''}); the user would see the wrong-password answer.`);
       return { would_login: false, ...answer };
@@ -211,6 +239,22 @@ export class LdapLogins {
     const input = this.provisioningInput(decision);
     return this.provisioning.describe(holder, this.provisioning.plan(holder, input), username.toLowerCase(), LDAP_ACCOUNT);
   }
+}
+
+/** The directory's own gates (SPEC §14), which SPEC §21 counts as allow decisions. */
+const GATE_REFUSALS = new Set(['not_in_require_group', 'in_deny_group']);
+
+function gatePath(decision: DirectoryDecision): string {
+  const prefix = settingPrefix(decision.directory as DirectoryName);
+  return decision.refusal === 'in_deny_group' ? `${prefix}DENY_GROUP` : `${prefix}REQUIRE_GROUP`;
+}
+
+/** What a directory said of a login, for the maps (SPEC §21): its groups, the entry's attributes, the mapped email. */
+export function ldapAccess(decision: DirectoryDecision, username: string): LoginAccess {
+  return {
+    source: { family: LDAP_ACCOUNT, instance: decision.directory ?? 'default' },
+    claims: { username: username.toLowerCase(), email: decision.attributes.email ?? null, groups: decision.groups, attributes: textAttributes(decision.entry) },
+  };
 }
 
 function isUsername(username: string): boolean {

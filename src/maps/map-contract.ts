@@ -6,6 +6,10 @@
  * run shows. Nothing here names a method.
  */
 
+import type { ExistingObjects, Flag, Holdings, OrganizationRole, OrganizationTarget, TeamRole, TeamTarget } from '../organizations/role-targets';
+
+export type { ExistingObjects, Flag, Holdings, OrganizationRole, OrganizationTarget, TeamRole, TeamTarget };
+
 /** What a source sent at one login, as the maps read it and the dry run stores it: text only, never a secret. */
 export interface Claims {
   /** The username the source sent (or, for a password method, the name the user proved). */
@@ -31,9 +35,6 @@ export function sourceTag(source: MapSource): string {
 }
 
 export type Verdict = 'grant' | 'revoke' | 'none';
-export type Flag = 'is_superuser' | 'is_system_auditor';
-export type OrganizationRole = 'admin' | 'auditor' | 'member';
-export type TeamRole = 'admin' | 'member';
 
 /**
  * A PATH names the setting and the place in it that decided (SPEC §21): `AUTH_LDAP_1_REQUIRE_GROUP`,
@@ -49,16 +50,6 @@ export interface Decision {
   step?: string;
 }
 
-/** A target of a map: one role in one organization, or in one team of one organization. */
-export interface OrganizationTarget {
-  organization: string;
-  role: OrganizationRole;
-}
-export interface TeamTarget {
-  organization: string;
-  team: string;
-  role: TeamRole;
-}
 
 /**
  * What a method's AWX settings say for one login (before AUTHENTICATION_MAPS). Revokes of every other
@@ -82,19 +73,7 @@ export interface AwxVerdicts {
   createsGranted: boolean;
 }
 
-/** What the user holds before the login: the flags and every role, by names. */
-export interface Holdings {
-  flags: Record<Flag, boolean>;
-  organizations: OrganizationTarget[];
-  teams: TeamTarget[];
-}
 
-/** Existing objects by name (the engine decides `creates` and SAML's dropped grants with it). */
-export interface ExistingObjects {
-  organizations: ReadonlySet<string>;
-  /** `JSON.stringify([organization, team])`. */
-  teams: ReadonlySet<string>;
-}
 
 /** V of the dry run: what one target ends as, and why. */
 export interface TargetOutcome {

@@ -1,4 +1,4 @@
-import type { OrganizationRole, TeamRole } from '../maps/map-contract';
+import type { OrganizationRole, TeamRole } from './role-targets';
 import type { RoleField } from './role.entity';
 
 /** AWX's names and descriptions of the membership roles (SPEC §21), by object kind and role field. */

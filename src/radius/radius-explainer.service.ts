@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { LoginMethods } from '../users/login-methods';
 import { Provisioning } from '../users/provisioning';
+import { MapsService } from '../maps/maps.service';
+import { OutcomeView, describeOutcome } from '../maps/outcome-view';
 import type { User } from '../users/user.entity';
 import { normalizeUsername } from '../users/usernames';
 import { UsersService } from '../users/users.service';
 import { Answered, RadiusUnanswered } from './radius-exchange';
 import { flagStep, flagVerdicts } from './radius-flags';
-import { RADIUS_ACCOUNT, RADIUS_UNAVAILABLE, RadiusLogins, unsendable } from './radius-logins.service';
+import { RADIUS_ACCOUNT, RADIUS_UNAVAILABLE, radiusAccess, RadiusLogins, unsendable } from './radius-logins.service';
 import { ACCESS_ACCEPT } from './radius-packets';
 
 /** What `radius_test` and `POST /api/v2/settings/radius/test/` answer (SPEC §20). */
@@ -15,6 +17,8 @@ export interface RadiusExplanation {
   reply: string | null;
   attributes: Record<string, string[]>;
   flags: { is_superuser: boolean; is_system_auditor: boolean };
+  /** SPEC §21: the maps' verdict on an Access-Accept (the dry run's OUTCOME); null when no Accept came. */
+  maps: OutcomeView | null;
   steps: string[];
 }
 
@@ -38,6 +42,7 @@ export class RadiusExplainer {
     private readonly users: UsersService,
     private readonly provisioning: Provisioning,
     private readonly methods: LoginMethods,
+    private readonly maps: MapsService,
   ) {}
 
   async explain(typed: string, password: string): Promise<RadiusExplanation> {
@@ -49,6 +54,7 @@ export class RadiusExplainer {
       reply: answered?.reply.code ?? null,
       attributes: answered?.reply.attributes ?? {},
       flags: { is_superuser: !!holder?.isSuperuser, is_system_auditor: !!holder?.isSystemAuditor },
+      maps: null,
       steps,
     });
     if (holder && holder.externalAccount !== RADIUS_ACCOUNT) {
@@ -88,11 +94,13 @@ export class RadiusExplainer {
     }
     const verdicts = flagVerdicts(config.flags, reply.attributes);
     for (const verdict of verdicts) steps.push(flagStep(verdict));
-    const flags = {
-      is_superuser: verdicts[0].attribute ? verdicts[0].set : !!holder?.isSuperuser,
-      is_system_auditor: verdicts[1].attribute ? verdicts[1].set : !!holder?.isSystemAuditor,
-    };
-    const answer = { reply: reply.code, attributes: reply.attributes, flags, steps };
+    const outcome = await this.maps.preview(holder, radiusAccess(username, reply));
+    const flags = { is_superuser: outcome.flags.is_superuser.after, is_system_auditor: outcome.flags.is_system_auditor.after };
+    const answer = { reply: reply.code, attributes: reply.attributes, flags, maps: describeOutcome(outcome), steps };
+    if (!outcome.allowed) {
+      steps.push(`Verdict: refused by ${outcome.refusedBy} (an allow decision of the maps); the user would see the wrong-password answer${holder ? ', and their sessions and tokens would end' : ''}.`);
+      return { would_login: false, ...answer };
+    }
     if (holder && !holder.isActive) {
       steps.push(`Verdict: refused: the user "${holder.username}" is inactive here.`);
       return { would_login: false, ...answer };

@@ -4,7 +4,10 @@ import type { RequestTrace } from '../common/request-context';
 import { isUniqueViolation } from '../database/errors';
 import { SettingsService } from '../settings/settings.service';
 import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
-import { Provisioning, ProvisioningInput } from '../users/provisioning';
+import { AccessRefused } from '../maps/access-refused';
+import { textAttributes } from '../maps/claims-record';
+import { LoginAccess, MapsService } from '../maps/maps.service';
+import { ProvisioningInput } from '../users/provisioning';
 import type { User } from '../users/user.entity';
 import { MAX_USERNAME, USERNAME } from '../users/usernames';
 import { UsersService } from '../users/users.service';
@@ -46,7 +49,7 @@ export class RadiusLogins {
   constructor(
     private readonly settings: SettingsService,
     private readonly users: UsersService,
-    private readonly provisioning: Provisioning,
+    private readonly maps: MapsService,
   ) {}
 
   config(): RadiusConfig {
@@ -110,7 +113,14 @@ export class RadiusLogins {
       const dropped = discarded.length ? `; dropped before it: ${discardedText(discarded)}` : '';
       return { refused: `${reply.code} from ${config.server}:${config.port}${dropped}`, source: SOURCE };
     }
-    const user = await this.apply(attempt.username, existing, this.provisioningInput(config, reply), attempt.trace);
+    let user: User | null;
+    try {
+      user = await this.apply(attempt.username, existing, this.provisioningInput(config, reply), radiusAccess(attempt.username, reply), attempt.trace);
+    } catch (err) {
+      // SPEC §21: an allow decision refusing the login answers exactly as a wrong password (and is counted so).
+      if (err instanceof AccessRefused) return { refused: `access_refused: ${err.refusedBy}`, source: SOURCE };
+      throw err;
+    }
     return user ? { user, source: SOURCE } : { refused: 'local_account_name', source: SOURCE };
   }
 
@@ -118,15 +128,20 @@ export class RadiusLogins {
    * The user an Access-Accept logs in: the RADIUS user of the name (the password check found it, in any
    * case), else one created now with the name as sent; null when the name was taken meanwhile by another source.
    */
-  private async apply(username: string, existing: User | null, input: ProvisioningInput, trace: RequestTrace): Promise<User | null> {
-    if (existing) return existing.externalAccount === RADIUS_ACCOUNT ? this.provisioning.refresh(existing, input, trace) : null;
+  private async apply(username: string, existing: User | null, input: ProvisioningInput, access: LoginAccess, trace: RequestTrace): Promise<User | null> {
+    if (existing) return existing.externalAccount === RADIUS_ACCOUNT ? this.maps.refresh(existing, input, access, trace) : null;
     try {
-      return await this.provisioning.create(username, input, trace);
+      return await this.maps.create(username, input, access, trace);
     } catch (err) {
       if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
       // Another first login of the name created it first (or a local user took the name): look again.
       const holder = await this.users.findByUsernameIgnoringCase(username);
-      return holder?.externalAccount === RADIUS_ACCOUNT ? this.provisioning.refresh(holder, input, trace) : null;
+      return holder?.externalAccount === RADIUS_ACCOUNT ? this.maps.refresh(holder, input, access, trace) : null;
     }
   }
+}
+
+/** What an Access-Accept says for the maps (SPEC §21): its attributes by RFC 2865 name, its `Class` values as groups. */
+export function radiusAccess(username: string, reply: RadiusReply): LoginAccess {
+  return { source: { family: RADIUS_ACCOUNT, instance: null }, claims: { username, email: null, groups: reply.attributes.Class ?? [], attributes: textAttributes(reply.attributes) } };
 }

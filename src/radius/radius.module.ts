@@ -3,11 +3,14 @@ import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
 import { LoginMethods } from '../users/login-methods';
 import { UsersModule } from '../users/users.module';
+import { MapsModule } from '../maps/maps.module';
 import { RadiusExplainer } from './radius-explainer.service';
 import { RadiusLogins } from './radius-logins.service';
 import { RADIUS_CATEGORY, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
 import { RadiusTestController } from './radius-test.controller';
 import { RadiusStrategy } from './radius.strategy';
+import { MapSources } from '../maps/map-sources';
+import { radiusMapReader } from './radius-map-reader';
 
 /**
  * RADIUS logins (SPEC §20, issue 41): one folder and one registration, as docs/architecture.md says a login
@@ -17,7 +20,7 @@ import { RadiusStrategy } from './radius.strategy';
  * password methods are asked in the order they register).
  */
 @Module({
-  imports: [UsersModule, SettingsModule],
+  imports: [UsersModule, SettingsModule, MapsModule],
   controllers: [RadiusTestController],
   providers: [RadiusLogins, RadiusExplainer, RadiusStrategy],
   exports: [RadiusExplainer],
@@ -27,6 +30,7 @@ export class RadiusModule implements OnModuleInit {
     settings: SettingsService,
     private readonly methods: LoginMethods,
     private readonly logins: RadiusLogins,
+    private readonly mapSources: MapSources,
   ) {
     // At construction, before the settings service first reads the table.
     const get = (key: string) => settings.get(key);
@@ -36,5 +40,6 @@ export class RadiusModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.methods.register(this.logins.method());
+    this.mapSources.register(radiusMapReader);
   }
 }

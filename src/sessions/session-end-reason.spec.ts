@@ -13,6 +13,8 @@ const PINNED: Record<string, RegExp> = {
   logged_out: /logged out/,
   ended_by_user: /logged out/,
   idp_logout: /identity provider/,
+  // SPEC §21: a new §3 reason, §13's word for it "access".
+  access_revoked: /access/,
 };
 
 describe('session end messages (SPEC §3, §13)', () => {

@@ -11,6 +11,8 @@ export const SESSION_END_MESSAGES = {
   local_auth_disabled: 'You were logged out because local authentication was disabled.',
   /** Single logout (SPEC §17): the identity provider that logged the user in ended its own session. */
   idp_logout: 'You were logged out by your identity provider: your single sign-on session there has ended.',
+  /** SPEC §21: the identity source refused a login of the user (a group gate, an `allow` rule). */
+  access_revoked: 'You were logged out: your access was revoked by your identity source.',
 } as const;
 
 export type SessionEndReason = keyof typeof SESSION_END_MESSAGES;

@@ -38,6 +38,8 @@ export class SessionsModule implements OnModuleInit {
         await this.sessions.endAllOf(event.userId, 'password_changed', event.trace, event.keepSessionId ?? null);
       } else if (event.type === 'deactivated') {
         await this.sessions.endAllOf(event.userId, 'user_disabled', event.trace);
+      } else if (event.type === 'access_revoked') {
+        await this.sessions.endAllOf(event.userId, 'access_revoked', event.trace);
       }
     });
   }

@@ -185,6 +185,16 @@ export class SettingsService implements OnModuleInit {
     return this.read(category);
   }
 
+  /**
+   * A candidate value of `key`, validated as a write of it is, without storing it (the maps' dry run,
+   * SPEC §21): the parsed value, or FieldErrors `{"<KEY>": [...]}`.
+   */
+  parse(key: string, value: unknown): unknown {
+    const def = this.definitions.get(key);
+    if (!def || def.readOnly) throw new FieldErrors({ [key.slice(0, 100)]: ['Unknown setting.'] });
+    return validateValue(def.schema, value, key);
+  }
+
   /** Stores one value with its definition's validation but no category checks (management commands). */
   async store(key: string, value: unknown, actor: string, trace: RequestTrace): Promise<void> {
     const def = this.definitions.get(key);

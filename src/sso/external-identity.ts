@@ -1,3 +1,5 @@
+import type { Claims } from '../maps/map-contract';
+
 /** A user as an identity provider described them, after the protocol checks passed. */
 export interface ExternalIdentity {
   /** "oidc:<name>" or "saml:<name>". */
@@ -8,9 +10,8 @@ export interface ExternalIdentity {
   email?: string;
   firstName?: string;
   lastName?: string;
-  /** Set only when the SAML flag mapping is configured: then the flag follows the attributes at every login. */
-  isSuperuser?: boolean;
-  isSystemAuditor?: boolean;
+  /** What the provider sent, as the maps read it (SPEC §21): never a token, a code or an assertion; absent, the names alone. */
+  claims?: Claims;
 }
 
 /** A claim or attribute as one string: the first of a list, nothing for objects or blanks. */

@@ -7,7 +7,9 @@ export type SsoFailureCode =
   | 'invalid_response'
   | 'replayed'
   | 'no_identity'
-  | 'inactive';
+  | 'inactive'
+  /** SPEC §21: an allow decision of the maps refused the login. */
+  | 'not_allowed';
 
 /** Shown in the login page's role="alert" element; fixed texts, so nothing from the URL is echoed. */
 export const SSO_FAILURE_MESSAGES: Record<SsoFailureCode, string> = {
@@ -19,6 +21,7 @@ export const SSO_FAILURE_MESSAGES: Record<SsoFailureCode, string> = {
   replayed: 'Single sign-on failed: this login answer was already used. Please log in again.',
   no_identity: 'Single sign-on failed: the identity provider did not send a usable user identifier.',
   inactive: 'Single sign-on failed: your account is inactive.',
+  not_allowed: 'Your account is not allowed to log in here.',
 };
 
 /**

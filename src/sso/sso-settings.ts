@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { refuse } from '../common/validation';
 import { isHttpUrl } from '../settings/authentication-settings';
 import { SettingDefinition } from '../settings/setting-definition';
+import { samlUserFlagsSchema } from '../maps/map-settings';
 
 /** One OpenID Connect provider of `SOCIAL_AUTH_OIDC_PROVIDERS` (SPEC §7), defaults filled in. */
 export interface OidcProviderConfig {
@@ -15,6 +16,8 @@ export interface OidcProviderConfig {
   attr_email: string;
   attr_first_name: string;
   attr_last_name: string;
+  /** SPEC §21: the claim holding the user's groups for the maps (DAB's GROUPS_CLAIM). */
+  groups_claim: string;
 }
 
 /** One IdP of `SOCIAL_AUTH_SAML_ENABLED_IDPS` (AWX's keys), defaults filled in. */
@@ -29,13 +32,8 @@ export interface SamlIdpConfig {
   attr_email: string;
   attr_first_name: string;
   attr_last_name: string;
-}
-
-export interface SamlUserFlags {
-  is_superuser_attr?: string;
-  is_superuser_value?: string[];
-  is_system_auditor_attr?: string;
-  is_system_auditor_value?: string[];
+  /** SPEC §21: the assertion attribute holding the user's groups for the maps (unset: none; DAB's IDP_GROUPS). */
+  attr_groups?: string;
 }
 
 const OIDC_DEFAULTS = {
@@ -45,6 +43,7 @@ const OIDC_DEFAULTS = {
   attr_email: 'email',
   attr_first_name: 'given_name',
   attr_last_name: 'family_name',
+  groups_claim: 'groups',
 };
 
 /** python-social-auth's SAML defaults, as AWX documents them ("name_id" = the Subject's NameID). */
@@ -57,7 +56,7 @@ const SAML_DEFAULTS = {
 };
 
 /** Provider names appear in URLs (`?idp=<name>`) and in `oidc:<name>` keys. */
-const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** A `{"<name>": {...}}` map of providers; a message names the provider and the field. */
 function providerMap<T extends z.ZodType>(entry: T) {
@@ -132,6 +131,7 @@ const oidcProvider = z
     attr_email: field({ fallback: OIDC_DEFAULTS.attr_email }),
     attr_first_name: field({ fallback: OIDC_DEFAULTS.attr_first_name }),
     attr_last_name: field({ fallback: OIDC_DEFAULTS.attr_last_name }),
+    groups_claim: field({ fallback: OIDC_DEFAULTS.groups_claim }),
   })
   .transform(({ scopes, issuer, client_id, client_secret, ...attrs }): OidcProviderConfig => ({ issuer, client_id, client_secret, scopes, ...attrs }));
 
@@ -166,23 +166,8 @@ const samlIdp = z.strictObject({
   attr_email: field({ fallback: SAML_DEFAULTS.attr_email }),
   attr_first_name: field({ fallback: SAML_DEFAULTS.attr_first_name }),
   attr_last_name: field({ fallback: SAML_DEFAULTS.attr_last_name }),
+  attr_groups: optionalField(),
 });
-
-/** AWX accepts one value or a list of values. */
-const stringList = z.preprocess(
-  (value) => (typeof value === 'string' ? [value] : value),
-  z.custom<string[]>((list) => Array.isArray(list) && list.every((item) => typeof item === 'string'), 'Expected a list of strings.'),
-);
-
-/** Which SAML attributes make a user a superuser or an auditor; empty attributes are left out. */
-const userFlags = z
-  .strictObject({
-    is_superuser_attr: optionalField(),
-    is_superuser_value: stringList.optional(),
-    is_system_auditor_attr: optionalField(),
-    is_system_auditor_value: stringList.optional(),
-  })
-  .transform((flags): SamlUserFlags => Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined && value !== '')));
 
 /** A PEM value of at most 16384 characters, trimmed, or blank; `valid` says whether it parses. */
 function pemOrBlank(valid: (pem: string) => unknown, message: string) {
@@ -219,7 +204,8 @@ export function ssoSettingDefinitions(publicUrl: string): SettingDefinition[] {
     { key: 'SOCIAL_AUTH_SAML_SP_PUBLIC_CERT', category: 'saml', default: '', schema: pemOrBlank((pem) => new X509Certificate(pem), 'Invalid certificate (expected a PEM X.509 certificate).') },
     { key: 'SOCIAL_AUTH_SAML_SP_PRIVATE_KEY', category: 'saml', default: '', secret: true, schema: pemOrBlank(createPrivateKey, 'Invalid private key (expected a PEM private key).') },
     { key: 'SOCIAL_AUTH_SAML_ENABLED_IDPS', category: 'saml', default: {}, schema: providerMap(samlIdp) },
-    { key: 'SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR', category: 'saml', default: {}, schema: userFlags },
+    // §7's key with AWX's other keys (SPEC §21): `_role`, `remove_*`; read by the maps.
+    { key: 'SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR', category: 'saml', default: {}, schema: samlUserFlagsSchema },
   ];
 }
 

@@ -7,7 +7,9 @@ import { AccountPolicy, AccountRefusal } from '../users/account-policy';
 import { User } from '../users/user.entity';
 import { cleanUsername } from '../users/usernames';
 import { UsersService } from '../users/users.service';
-import { Provisioning, ProvisioningInput } from '../users/provisioning';
+import { ProvisioningInput } from '../users/provisioning';
+import { AccessRefused } from '../maps/access-refused';
+import { LoginAccess, MapsService } from '../maps/maps.service';
 import type { ExternalIdentity } from './external-identity';
 import { SocialAuth } from './social-auth.entity';
 import { SSO_ACCOUNT } from './sso-login-method';
@@ -31,12 +33,22 @@ export class SsoUsers {
   constructor(
     @InjectRepository(SocialAuth) private readonly links: Repository<SocialAuth>,
     private readonly users: UsersService,
-    private readonly provisioning: Provisioning,
+    private readonly maps: MapsService,
     private readonly policy: AccountPolicy,
     private readonly clock: Clock,
   ) {}
 
+  /** The user of a completed SSO login; an allow decision of the maps refusing it is the login page's alert. */
   async resolve(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
+    try {
+      return await this.resolveLinked(identity, trace);
+    } catch (err) {
+      if (err instanceof AccessRefused) throw new SsoFailure('not_allowed', `refused by ${err.refusedBy}`);
+      throw err;
+    }
+  }
+
+  private async resolveLinked(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const link = await this.links.findOneBy({ provider: identity.provider, uid: identity.uid });
     const user = link ? await this.users.findById(link.userId) : null;
     if (!user) return this.createLinked(identity, trace);
@@ -57,7 +69,7 @@ export class SsoUsers {
 
   private async createLinked(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const base = cleanUsername(identity.username) || cleanUsername(identity.email?.split('@')[0]) || 'user';
-    const user = await this.provisioning.createWithFreeUsername(base, provisioningInput(identity), trace);
+    const user = await this.maps.createWithFreeUsername(base, provisioningInput(identity), accessOf(identity), trace);
     if (!user) throw new SsoFailure('no_identity', 'no free username');
     try {
       await this.links.insert({ userId: user.id, provider: identity.provider, uid: identity.uid, created: this.clock.now() });
@@ -65,14 +77,14 @@ export class SsoUsers {
       if (!isUniqueViolation(err)) throw err;
       // The same identity's first login raced us on another request and won: use its user.
       await this.users.remove(user, trace);
-      return this.resolve(identity, trace);
+      return this.resolveLinked(identity, trace);
     }
     return user;
   }
 
   /** Names and email follow the provider when it sends them; mapped flags follow the attributes. */
   private refresh(user: User, identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
-    return this.provisioning.refresh(user, provisioningInput(identity), trace);
+    return this.maps.refresh(user, provisioningInput(identity), accessOf(identity), trace);
   }
 }
 
@@ -83,6 +95,14 @@ function provisioningInput(identity: ExternalIdentity): ProvisioningInput {
     source: { provider: identity.provider },
     event: 'sso',
     fields: { first_name: identity.firstName, last_name: identity.lastName, email: identity.email },
-    flags: { is_superuser: identity.isSuperuser, is_system_auditor: identity.isSystemAuditor },
+    // The flags are the maps' to set (SPEC §21: SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR and AUTHENTICATION_MAPS).
+    flags: {},
   };
+}
+
+/** The source (`saml:<IdP>`, `oidc:<provider>`) and what it sent, for the maps. */
+function accessOf(identity: ExternalIdentity): LoginAccess {
+  const colon = identity.provider.indexOf(':');
+  const claims = identity.claims ?? { username: identity.username ?? '', email: identity.email ?? null, groups: [], attributes: {} };
+  return { source: { family: identity.provider.slice(0, colon), instance: identity.provider.slice(colon + 1) }, claims };
 }

@@ -10,6 +10,7 @@ import { UserIdentities } from '../users/user-identities';
 import { LoginMethods } from '../users/login-methods';
 import { ssoLoginMethod } from './sso-login-method';
 import { UsersModule } from '../users/users.module';
+import { MapsModule } from '../maps/maps.module';
 import { PendingStateModule } from '../pending-state/pending-state.module';
 import { OidcLogin } from './oidc/oidc-login.service';
 import { SamlLogin } from './saml/saml-login.service';
@@ -36,8 +37,12 @@ import { SamlAcsStrategy } from './saml/saml-acs.strategy';
  * registries the others read: settings categories, login-page buttons and failure texts, users'
  * linked identities, and what follows a local logout.
  */
+import { MapSources } from '../maps/map-sources';
+import { samlMapReader } from './saml/saml-map-reader';
+import { oidcMapReader } from './oidc/oidc-map-reader';
+
 @Module({
-  imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule],
+  imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule, MapsModule],
   controllers: [SsoController],
   providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers, SsoProtocols, OidcProtocol, SamlProtocol, SamlAcsStrategy],
 })
@@ -55,6 +60,7 @@ export class SsoModule implements OnModuleInit {
     private readonly protocols: SsoProtocols,
     oidc: OidcProtocol,
     saml: SamlProtocol,
+    private readonly mapSources: MapSources,
   ) {
     // The protocols, in the order /api/v2/auth/ lists nothing by (it sorts): one registration each.
     protocols.register(oidc);
@@ -72,5 +78,8 @@ export class SsoModule implements OnModuleInit {
     // Single logout (SPEC §17): the logout route passes a session an identity provider made on to it.
     this.logoutRedirects.register((ended, trace) => this.singleLogout.afterLocalLogout(ended, trace));
     this.identities.register((userIds) => this.users.identitiesOf(userIds));
+    // What an SSO login grants (SPEC §21): how each protocol reads AWX's map settings.
+    this.mapSources.register(samlMapReader);
+    this.mapSources.register(oidcMapReader);
   }
 }

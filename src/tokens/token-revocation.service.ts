@@ -26,6 +26,9 @@ type Batch = () => Promise<{ count: number; more: boolean }>;
  * `revoked_at` so a later reuse is still recognised. Nothing is cached, so each revocation counts
  * on every node at the next request.
  */
+/** Why an account change revoked a user's tokens, as their log lines say. */
+const TOKEN_REVOCATION_REASON = { deactivated: 'user_disabled', deleted: 'user_deleted', access_revoked: 'access_revoked' } as const;
+
 @Injectable()
 export class TokenRevocationService implements OnModuleInit {
   private readonly logger = new Logger('tokens');
@@ -48,8 +51,8 @@ export class TokenRevocationService implements OnModuleInit {
    */
   onModuleInit(): void {
     this.events.subscribe(async (event) => {
-      if (event.type === 'deactivated' || event.type === 'deleted') {
-        await this.revokeForUser(event.userId, event.type === 'deleted' ? 'user_deleted' : 'user_disabled', event.trace);
+      if (event.type === 'deactivated' || event.type === 'deleted' || event.type === 'access_revoked') {
+        await this.revokeForUser(event.userId, TOKEN_REVOCATION_REASON[event.type], event.trace);
       }
     });
   }

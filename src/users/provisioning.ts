@@ -92,6 +92,11 @@ export class Provisioning {
     return this.users.update(user, changes, trace);
   }
 
+  /** Undoes a first login whose later half failed (the maps' transaction): a failed login leaves no user (SPEC §1). */
+  async discard(user: User, trace: RequestTrace): Promise<void> {
+    await this.users.remove(user, trace);
+  }
+
   private created(user: User, input: ProvisioningInput, trace: RequestTrace): void {
     this.logger.log({ event: `${input.event}_user_created`, ...input.source, user_id: user.id, username: user.username, ...trace });
   }

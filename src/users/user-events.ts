@@ -5,6 +5,8 @@ import { RequestTrace } from '../common/request-context';
 export type UserEvent = { trace: RequestTrace } & (
   | { type: 'password_changed'; userId: number; keepSessionId?: number }
   | { type: 'deactivated'; userId: number }
+  /** An identity source refused the user's login (SPEC §21): sessions and tokens end, the account stays active. */
+  | { type: 'access_revoked'; userId: number }
   | { type: 'deleted'; userId: number }
 );
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { andThen, Awaitable } from '../common/awaitable';
 import { limitedStatement, PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
@@ -48,6 +48,10 @@ export class UsersRepository {
 
   findById(id: number): Promise<User | null> {
     return this.users.findOneBy({ id });
+  }
+
+  findByIds(ids: number[]): Promise<User[]> {
+    return ids.length ? this.users.findBy({ id: In(ids) }) : Promise.resolve([]);
   }
 
   /** The user of a name as the database matches it (MySQL's collation ignores case: the caller compares exactly). */
@@ -98,6 +102,21 @@ export class UsersRepository {
   /** In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here. */
   async recordLogin(manager: EntityManager, id: number, at: Date): Promise<void> {
     await manager.getRepository(User).update({ id }, { lastLogin: at });
+  }
+
+  /**
+   * A login's maps run on the user's row locked (SPEC §21): two racing logins of one user apply one after
+   * the other, each on the holdings the other left. Returns the flags as the lock found them.
+   */
+  async lockForLogin(manager: EntityManager, id: number, forUpdate: string): Promise<Pick<User, 'id' | 'isSuperuser' | 'isSystemAuditor'>> {
+    const [row] = (await manager.query(`SELECT id, is_superuser, is_system_auditor FROM auth_user WHERE id = ?${forUpdate}`, [id])) as Record<string, unknown>[];
+    if (!row) throw new Error(`user ${id} vanished during its login`);
+    return { id, isSuperuser: !!Number(row.is_superuser), isSystemAuditor: !!Number(row.is_system_auditor) };
+  }
+
+  /** The flags a login's maps decided, in its transaction. */
+  async setFlags(manager: EntityManager, id: number, flags: Partial<Pick<User, 'isSuperuser' | 'isSystemAuditor'>>, modified: Date): Promise<void> {
+    await manager.getRepository(User).update({ id }, { ...flags, modified });
   }
 
   async delete(id: number): Promise<void> {

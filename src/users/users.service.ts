@@ -45,6 +45,11 @@ export class UsersService {
     private readonly backends: LoginMethods,
   ) {}
 
+  /** Several users at once (the maps' dry run); missing ids are left out. */
+  findByIds(ids: number[]): Promise<User[]> {
+    return this.users.findByIds(ids);
+  }
+
   findById(id: number): Promise<User | null> {
     return this.users.findById(id);
   }

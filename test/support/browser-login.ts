@@ -19,14 +19,15 @@ export interface LoggedIn {
 
 /**
  * What a browser does (seed §5.1): GET /api/login/ for the csrftoken cookie, then POST the form with
- * X-CSRFToken and a Referer on the login page. `headers` lets a test pose as another client address.
+ * X-CSRFToken and a Referer on the login page. Answers the POST's response whatever its status (a refusal
+ * re-renders the form). `headers` lets a test pose as another client address.
  */
-export async function browserLogin(
+export async function submitLoginForm(
   t: TestApp,
   username: string,
   password: string,
   opts: { agent?: Agent; headers?: Record<string, string>; next?: string } = {},
-): Promise<LoggedIn> {
+): Promise<{ agent: Agent; response: request.Response }> {
   const agent = opts.agent ?? t.agent();
   const page = await agent.get('/api/login/').set(opts.headers ?? {}).expect(200);
   const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken') ?? (await currentCsrf(agent, t));
@@ -39,6 +40,17 @@ export async function browserLogin(
     .set('Referer', `${t.url}/api/login/`)
     .type('form')
     .send(form);
+  return { agent, response };
+}
+
+/** A successful form login (302), with the session and CSRF cookies it set. */
+export async function browserLogin(
+  t: TestApp,
+  username: string,
+  password: string,
+  opts: { agent?: Agent; headers?: Record<string, string>; next?: string } = {},
+): Promise<LoggedIn> {
+  const { agent, response } = await submitLoginForm(t, username, password, opts);
   if (response.status !== 302) throw new Error(`login failed: ${response.status} ${response.text.slice(0, 200)}`);
   return {
     agent,

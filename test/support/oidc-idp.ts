@@ -23,6 +23,9 @@ export interface OidcAccount {
   email?: string;
   given_name?: string;
   family_name?: string;
+  /** The groups claim (SPEC §21's `groups_claim`, default "groups"), released with the profile scope. */
+  groups?: string[] | string;
+  department?: string;
 }
 
 export type IdTokenTamper = (claims: Record<string, unknown>, header: Record<string, unknown>) => { claims?: Record<string, unknown>; key?: KeyObject | 'none'; header?: Record<string, unknown> };
@@ -97,7 +100,7 @@ export class OidcIdp {
       ],
       jwks: { keys: [jwk] },
       cookies: { keys: ['oidc-idp-test-cookie-key'] },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username', 'given_name', 'family_name'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username', 'given_name', 'family_name', 'groups', 'department'] },
       features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
       // The provider refuses outgoing requests to special-use addresses (its SSRF guard, a dispatcher it adds);
       // this test peer posts its back-channel logouts to the service on 127.0.0.1, so it does without.

@@ -5,6 +5,8 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Clock } from '../../common/clock';
 import { RequestTrace } from '../../common/request-context';
 import { SettingsService } from '../../settings/settings.service';
+import type { Claims } from '../../maps/map-contract';
+import { textAttributes } from '../../maps/claims-record';
 import { ExternalIdentity, stringClaim } from '../external-identity';
 import { createOutgoingFetch, trustedCas } from '../outgoing-fetch';
 import { ProviderCache } from '../provider-cache';
@@ -199,9 +201,32 @@ export class OidcLogin {
         email: stringClaim(claims[settings.attr_email]),
         firstName: stringClaim(claims[settings.attr_first_name]),
         lastName: stringClaim(claims[settings.attr_last_name]),
+        claims: oidcClaims(claims, settings, (reason) => this.logger.warn({ event: 'sso_groups_unreadable', provider: provider.key, claim: settings.groups_claim ?? 'groups', reason })),
       },
       sid: typeof idClaims.sid === 'string' && idClaims.sid ? idClaims.sid : undefined,
       idToken: tokens.id_token,
     };
   }
+}
+
+/**
+ * The maps' view of an OpenID Connect login (SPEC §21): the groups claim (`groups_claim`, default "groups")
+ * from the ID token, else userinfo (`claims` already merged so, the ID token winning), an array's strings or
+ * one string; any other shape (Entra ID's group overage, `_claim_names`) is no groups, and `unreadable` says
+ * why for the log. Attributes are the top-level claims whose values are text, numbers, booleans or arrays of them.
+ */
+export function oidcClaims(claims: Record<string, unknown>, settings: OidcProviderConfig, unreadable: (reason: string) => void): Claims {
+  const name = settings.groups_claim ?? 'groups';
+  const value = claims[name];
+  let groups: string[] = [];
+  if (typeof value === 'string') groups = [value];
+  else if (Array.isArray(value) && value.every((item) => typeof item === 'string')) groups = value as string[];
+  else if (value !== undefined) unreadable(`the ${name} claim is not a string or a list of strings`);
+  else if (claims._claim_names && typeof claims._claim_names === 'object' && name in (claims._claim_names as object)) unreadable(`the ${name} claim is distributed (_claim_names): group overage`);
+  const attributes: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(claims)) {
+    const values = Array.isArray(item) ? item : [item];
+    if (values.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) attributes[key] = item;
+  }
+  return { username: stringClaim(claims[settings.attr_username]) ?? '', email: stringClaim(claims[settings.attr_email]) ?? null, groups, attributes: textAttributes(attributes) };
 }

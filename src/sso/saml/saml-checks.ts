@@ -1,7 +1,9 @@
 import type { Profile } from '@node-saml/node-saml';
+import { textAttributes } from '../../maps/claims-record';
+import type { Claims } from '../../maps/map-contract';
 import { ExternalIdentity, stringClaim } from '../external-identity';
 import { SsoFailure } from '../sso-failure';
-import type { SamlIdpConfig, SamlUserFlags } from '../sso-settings';
+import type { SamlIdpConfig } from '../sso-settings';
 import { SAML_CLOCK_SKEW_MS } from './saml-config';
 import { readSamlMessage } from './saml-xml';
 
@@ -110,15 +112,8 @@ function attributeValues(profile: Profile, name: string): string[] {
   return list.map((item) => stringClaim(item)).filter((item): item is string => item !== undefined);
 }
 
-/** AWX's flag rule: the attribute holds one of the listed values (or, with no list, any value). */
-function flag(profile: Profile, attrName: string | undefined, values: string[] | undefined): boolean | undefined {
-  if (!attrName) return undefined;
-  const present = attributeValues(profile, attrName);
-  return values && values.length ? present.some((value) => values.includes(value)) : present.length > 0;
-}
-
 /** Maps a checked assertion to a user: permanent id, names, email and the superuser/auditor flags. */
-export function samlIdentity(provider: string, profile: Profile, idp: SamlIdpConfig, flags: SamlUserFlags): ExternalIdentity {
+export function samlIdentity(provider: string, profile: Profile, idp: SamlIdpConfig): ExternalIdentity {
   const first = (name: string) => (name === 'name_id' ? stringClaim(profile.nameID) : attributeValues(profile, name)[0]);
   // The subject exactly as the IdP sent it (SPEC §7): "alice" and "alice " are two people.
   const uid = exactClaim(idp.attr_user_permanent_id === 'name_id' ? profile.nameID : firstOf(((profile.attributes ?? {}) as Record<string, unknown>)[idp.attr_user_permanent_id]));
@@ -131,7 +126,23 @@ export function samlIdentity(provider: string, profile: Profile, idp: SamlIdpCon
     email: first(idp.attr_email),
     firstName: first(idp.attr_first_name),
     lastName: first(idp.attr_last_name),
-    isSuperuser: flag(profile, flags.is_superuser_attr, flags.is_superuser_value),
-    isSystemAuditor: flag(profile, flags.is_system_auditor_attr, flags.is_system_auditor_value),
+    claims: samlClaims(profile, idp),
+  };
+}
+
+/**
+ * The maps' view of a SAML login (SPEC §21): the attributes of the assertion, with `name_id`; the groups are
+ * the values of the attribute the IdP entry's `attr_groups` names (unset: none). Never the response, the
+ * assertion or its SessionIndex.
+ */
+export function samlClaims(profile: Profile, idp: SamlIdpConfig): Claims {
+  const attributes: Record<string, unknown> = { ...((profile.attributes ?? {}) as Record<string, unknown>) };
+  if (profile.nameID) attributes.name_id = profile.nameID;
+  const first = (name: string) => (name === 'name_id' ? stringClaim(profile.nameID) : attributeValues(profile, name)[0]);
+  return {
+    username: first(idp.attr_username) ?? stringClaim(profile.nameID) ?? '',
+    email: first(idp.attr_email) ?? null,
+    groups: idp.attr_groups ? attributeValues(profile, idp.attr_groups) : [],
+    attributes: textAttributes(attributes),
   };
 }

@@ -9,7 +9,7 @@ import { SettingsService } from '../../settings/settings.service';
 import type { ExternalIdentity } from '../external-identity';
 import { ProviderCache } from '../provider-cache';
 import { describeError, SsoFailure } from '../sso-failure';
-import type { SamlIdpConfig, SamlUserFlags } from '../sso-settings';
+import type { SamlIdpConfig } from '../sso-settings';
 import { SamlRequestCache } from './saml-cache';
 import { checkAssertion, samlIdentity } from './saml-checks';
 import { NAMEID_UNSPECIFIED, SAML_REQUEST_TTL_SECONDS, samlLogoutOptions, samlOptions, ServiceProvider } from './saml-config';
@@ -133,8 +133,8 @@ export class SamlLogin {
     if (!profile) throw new SsoFailure('invalid_response', 'no profile');
     const now = this.clock.now();
     const checked = checkAssertion(profile, { idp: provider.idp, acsUrl: this.serviceProvider().acsUrl, now });
-    const flags = this.settings.get<SamlUserFlags>('SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR') ?? {};
-    const identity = samlIdentity(provider.key, profile, provider.idp, flags);
+    // The flags of SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR are the maps' (SPEC §21): the identity carries the claims.
+    const identity = samlIdentity(provider.key, profile, provider.idp);
     // SAML Profiles 4.1.4.5: a bearer assertion is used once. The insert is the check, so two nodes
     // receiving the same assertion at the same moment cannot both accept it.
     const ttlSeconds = Math.max(60, Math.ceil((checked.usableUntil - now.getTime()) / 1000));

@@ -1,0 +1,86 @@
+import type { MapRule } from '../maps/authentication-maps';
+import { combineParts, membershipIn } from '../maps/dialects/awx-part';
+import { groupFlagsPart, groupGatesPart, groupOrganizationMapPart, groupTeamMapPart } from '../maps/dialects/group-maps';
+import type { Claims } from '../maps/map-contract';
+import type { MapSourceReader, SettingsView } from '../maps/map-sources';
+import type { OrganizationMap, TeamMap } from '../maps/map-settings';
+import { mapItems, MapValue } from '../maps/map-values';
+import { isDn, normalizeDn } from './ldap-names';
+import { DIRECTORY_NAMES, DirectoryName, settingPrefix } from './ldap-settings';
+
+const FAMILY = 'ldap';
+
+/** The keys a login through directory `name` reads (SPEC §21): its gates, flags and maps, no other directory's. */
+function directoryKeys(name: DirectoryName): string[] {
+  const prefix = settingPrefix(name);
+  return ['REQUIRE_GROUP', 'DENY_GROUP', 'USER_FLAGS_BY_GROUP', 'ORGANIZATION_MAP', 'TEAM_MAP'].map((key) => prefix + key);
+}
+
+/** DNs compare as §14 compares them; a value that is no DN compares as text. */
+export function sameDn(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return normalizeDn(a) === normalizeDn(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How a login through an LDAP directory reads AWX's settings (SPEC §21, AWX's `_update_m2m_from_groups`):
+ * the directory's REQUIRE_GROUP and DENY_GROUP, USER_FLAGS_BY_GROUP, ORGANIZATION_MAP and TEAM_MAP, on the
+ * groups the login found. Its maps make every organization and team they name.
+ */
+export const ldapMapReader: MapSourceReader = {
+  family: FAMILY,
+  accepts: (instance) => (DIRECTORY_NAMES as readonly (string | null)[]).includes(instance),
+  keys: (instance) => (instance === null ? DIRECTORY_NAMES.flatMap(directoryKeys) : directoryKeys(instance as DirectoryName)),
+  awxVerdicts(instance: string | null, claims: Claims, get: SettingsView) {
+    const prefix = settingPrefix(instance as DirectoryName);
+    const member = membershipIn(claims.groups, sameDn);
+    return combineParts(
+      [
+        groupGatesPart(
+          { requireKey: `${prefix}REQUIRE_GROUP`, require: get(`${prefix}REQUIRE_GROUP`) as string | null, denyKey: `${prefix}DENY_GROUP`, deny: get(`${prefix}DENY_GROUP`) as string | null },
+          member,
+        ),
+        groupFlagsPart(`${prefix}USER_FLAGS_BY_GROUP`, (get(`${prefix}USER_FLAGS_BY_GROUP`) ?? {}) as Record<string, string[]>, member),
+        groupOrganizationMapPart(`${prefix}ORGANIZATION_MAP`, get(`${prefix}ORGANIZATION_MAP`) as OrganizationMap | null, member),
+        groupTeamMapPart(`${prefix}TEAM_MAP`, get(`${prefix}TEAM_MAP`) as TeamMap | null, member),
+      ],
+      true,
+    );
+  },
+  sameGroup: sameDn,
+  sameAttribute: (a, b) => a.toLowerCase() === b.toLowerCase(),
+};
+
+/**
+ * The group DNs a login through directory `name` must know the user's membership of (SPEC §21): those its
+ * maps and flags name, and those of the AUTHENTICATION_MAPS rules that read it. A group outside GROUP_SEARCH is
+ * asked of the group entry (as §14 asks REQUIRE_GROUP), so the login's groups hold every answer the maps need.
+ */
+export function ldapNamedGroups(name: DirectoryName, get: SettingsView): string[] {
+  const prefix = settingPrefix(name);
+  const named: string[] = [];
+  const add = (value: MapValue | undefined) => {
+    if (typeof value === 'string' || Array.isArray(value)) named.push(...mapItems(value));
+  };
+  for (const entry of Object.values((get(`${prefix}ORGANIZATION_MAP`) ?? {}) as OrganizationMap)) {
+    add(entry.admins);
+    add(entry.auditors);
+    add(entry.users);
+  }
+  for (const entry of Object.values((get(`${prefix}TEAM_MAP`) ?? {}) as TeamMap)) add(entry.users);
+  for (const dns of Object.values((get(`${prefix}USER_FLAGS_BY_GROUP`) ?? {}) as Record<string, string[]>)) named.push(...dns);
+  for (const rule of (get('AUTHENTICATION_MAPS') ?? []) as MapRule[]) {
+    if (rule.enabled === false || !readsDirectory(rule, name)) continue;
+    const groups = rule.triggers.groups;
+    if (groups) named.push(...(groups.has_or ?? []), ...(groups.has_and ?? []), ...(groups.has_not ?? []));
+  }
+  return [...new Set(named.filter(isDn))];
+}
+
+function readsDirectory(rule: MapRule, name: DirectoryName): boolean {
+  return !rule.sources || rule.sources.some((source) => source === FAMILY || source === `${FAMILY}:${name}`);
+}
