@@ -569,6 +569,67 @@ describe(`RADIUS logins (SPEC §20, issue 41, ${TEST_DB})`, () => {
     });
   });
 
+  describe('what a RADIUS server grants (SPEC §21, ansible/awx #4068)', () => {
+    const GINA = 'Gina-radius-pw-1';
+    const GUS = 'Gus-radius-pw-1';
+    const dryRun = (body: Record<string, unknown>) => t.http().post('/api/v2/settings/maps/test/').set('Authorization', ADMIN).send(body);
+
+    it("Class values are the groups and the reply's attributes the attributes: an allow rule and organization rules", async () => {
+      await pointAt(radius.port, { RADIUS_USER_FLAGS_BY_ATTR: FLAGS });
+      radius.setAccount('gina', { password: GINA, reply: [['Class', 'awx-users'], ['Filter-Id', 'ops']] });
+      radius.setAccount('gus', { password: GUS, reply: [['Filter-Id', 'ops']] });
+      const maps = [
+        { name: 'RADIUS users only', sources: ['radius'], map_type: 'allow', triggers: { groups: { has_or: ['awx-users', 'awx-admins'] } } },
+        { name: 'Ops by filter', sources: ['radius'], map_type: 'organization', organization: 'Radius Ops', triggers: { attributes: { 'Filter-Id': { equals: 'ops' } } }, revoke: true },
+        { name: 'Ops team', sources: ['radius'], map_type: 'team', organization: 'Radius Ops', team: 'Night', role: 'admin', triggers: { groups: { has_and: ['awx-users'] } } },
+      ];
+      const saved = await t.http().patch('/api/v2/settings/authentication/').set('Authorization', ADMIN).send({ AUTHENTICATION_MAPS: maps });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      try {
+        const since = t.logs.length;
+        // gus has no Class: refused exactly as a wrong password, counted, and no user is made.
+        const refused = await basicAs('gus', GUS).expect(401);
+        assert.deepEqual(refused.body, WRONG_PASSWORD);
+        assert.equal(await user('gus'), undefined);
+        assert.match(String(events(since, 'login_failed')[0]?.reason), /AUTHENTICATION_MAPS\[0\]/);
+        await basicAs('gina', GINA).expect(200);
+        const orgs = await t.http().get('/api/v2/organizations/?name=Radius%20Ops').set('Authorization', ADMIN).expect(200);
+        const org = orgs.body.results[0];
+        assert.ok(org, 'the rule made its organization when it granted');
+        const members = await t.http().get(`/api/v2/organizations/${org.id}/users/`).set('Authorization', ADMIN).expect(200);
+        assert.deepEqual(members.body.results.map((u: { username: string }) => u.username), ['gina']);
+        const teams = await t.http().get(`/api/v2/teams/?organization=${org.id}&name=Night`).set('Authorization', ADMIN).expect(200);
+        const admins = await t.http().get(`/api/v2/roles/${teams.body.results[0].summary_fields.object_roles.admin_role.id}/users/`).set('Authorization', ADMIN).expect(200);
+        assert.deepEqual(admins.body.results.map((u: { username: string }) => u.username), ['gina']);
+        const applied = events(since, 'maps_applied');
+        assert.ok(applied.some((e) => (e.changes as { decided_by: string }[]).some((c) => c.decided_by === 'AUTHENTICATION_MAPS[1]')), JSON.stringify(applied));
+        for (const line of applied) assert.doesNotMatch(JSON.stringify(line), /awx-users|"ops"/, 'no claim value in the log');
+
+        // The explainer says what the maps would do; the dry run replays the stored Access-Accept.
+        const explained = await explain('gus', GUS);
+        assert.equal(explained.body.would_login, false);
+        assert.equal(explained.body.maps.refused_by, 'AUTHENTICATION_MAPS[0]');
+        const replay = await dryRun({ source: 'radius', username: 'gina' }).expect(200);
+        assert.deepEqual(replay.body.claims.groups, ['awx-users']);
+        assert.deepEqual(replay.body.claims.attributes['Filter-Id'], ['ops']);
+        for (const secret of ['User-Password', 'State', 'Message-Authenticator']) assert.equal(replay.body.claims.attributes[secret], undefined, secret);
+        assert.equal(replay.body.current.flags.is_system_auditor.decided_by, 'RADIUS_USER_FLAGS_BY_ATTR.is_system_auditor_attr');
+
+        // gina loses her Class: her next login is refused, her tokens and sessions end, she stays active.
+        const session = await formLogin('gina', GINA);
+        assert.equal(session.status, 302);
+        radius.setAccount('gina', { password: GINA, reply: [['Filter-Id', 'ops']] });
+        const cut = t.logs.length;
+        t.clock.advance(3600); // past RADIUS_CACHE_SECONDS: basic asks the server again
+        await basicAs('gina', GINA).expect(401);
+        assert.deepEqual(events(cut, 'sessions_cut_off').map((e) => e.reason), ['access_revoked']);
+        assert.equal((await user('gina'))!.is_active, true);
+      } finally {
+        await t.http().patch('/api/v2/settings/authentication/').set('Authorization', ADMIN).send({ AUTHENTICATION_MAPS: [] }).expect(200);
+      }
+    });
+  });
+
   it('never puts the shared secret or a RADIUS password in a log line, an answer or a settings read', async () => {
     const joined = t.logs.join('\n');
     for (const secret of [radius.secret, ...Object.values(PASSWORDS), 'Nora-radius-pw-1']) assert.ok(!joined.includes(secret), secret);
