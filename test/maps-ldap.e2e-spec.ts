@@ -286,4 +286,22 @@ describe(`What an LDAP directory grants: AWX's maps and AUTHENTICATION_MAPS (SPE
     const rows = await t.app.get<DataSource>(getDataSourceToken()).query('SELECT COUNT(*) AS n FROM auth_login_claims WHERE user_id = ?', [lara.id]);
     assert.equal(Number(rows[0].n), 0);
   });
+
+  it('racing logins: however many race, one organization and one team of a name results, and every grant lands', async () => {
+    await settings('ldap', {
+      AUTH_LDAP_ORGANIZATION_MAP: { Race: { users: [DN.staff], admins: DN.admins } },
+      AUTH_LDAP_TEAM_MAP: { Runners: { organization: 'Race', users: [DN.staff] } },
+    });
+    const racers = ['alice', 'bob', 'carol', 'o+brien'];
+    const answers = await Promise.all(racers.flatMap((name) => [0, 1, 2, 3, 4].map(() => formLogin(t, name, PASSWORDS[name]))));
+    assert.deepEqual(answers.map((a) => a.status), answers.map(() => 302));
+    const all = await t.http().get('/api/v2/organizations/?name=Race').set('Authorization', ADMIN).expect(200);
+    assert.equal(all.body.count, 1, 'one organization of the name');
+    const race = all.body.results[0];
+    const teams = await t.http().get(`/api/v2/teams/?organization=${race.id}&name=Runners`).set('Authorization', ADMIN).expect(200);
+    assert.equal(teams.body.count, 1, 'one team of the name');
+    assert.deepEqual(await holders(race, 'member_role'), ['alice', 'bob', 'carol', 'o+brien']);
+    assert.deepEqual(await holders(race, 'admin_role'), ['alice']);
+    assert.deepEqual(await holders(teams.body.results[0], 'member_role'), ['alice', 'bob', 'carol', 'o+brien']);
+  });
 });

@@ -189,16 +189,14 @@ export class MapsService {
       else await this.roles.revoke(userId, role, manager);
       changes.push({ target: `team ${JSON.stringify(target.team)} of ${JSON.stringify(target.organization)}`, role: target.role, change: target.after ? 'grant' : 'revoke', decided_by: target.decidedBy });
     }
-    const flags: Partial<Record<Flag, boolean>> = {};
-    for (const flag of ['is_superuser', 'is_system_auditor'] as Flag[]) {
+    const flags: Partial<Pick<User, 'isSuperuser' | 'isSystemAuditor'>> = {};
+    for (const [flag, column] of [['is_superuser', 'isSuperuser'], ['is_system_auditor', 'isSystemAuditor']] as const) {
       const verdict = outcome.flags[flag];
       if (verdict.after === holdings.flags[flag]) continue;
-      flags[flag] = verdict.after;
+      flags[column] = verdict.after;
       changes.push({ target: 'user', flag, change: verdict.after ? 'grant' : 'revoke', decided_by: verdict.decidedBy });
     }
-    if (Object.keys(flags).length) {
-      await this.users.setFlags(manager, userId, { isSuperuser: flags.is_superuser, isSystemAuditor: flags.is_system_auditor }, this.clock.now());
-    }
+    if (Object.keys(flags).length) await this.users.setFlags(manager, userId, flags, this.clock.now());
     return changes;
   }
 
