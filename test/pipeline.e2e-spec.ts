@@ -26,6 +26,31 @@ describe('HTTP pipeline (SPEC §1)', () => {
     assert.ok(res.headers['x-api-node']);
   });
 
+  const SPEC_HEADERS = ['x-api-request-id', 'x-api-total-time', 'access-control-expose-headers', 'x-api-node', 'x-api-product-name', 'x-api-product-version',
+    'strict-transport-security', 'content-language', 'vary', 'x-content-type-options', 'x-frame-options', 'cache-control'];
+  const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection', 'referrer-policy'];
+
+  it("JSON answers, errors included, carry the SPEC's headers, a strict CSP and CORP; helmet's document-only headers stay on pages", async () => {
+    for (const res of [
+      await t.http().get('/api/v2/ping/').expect(200),
+      await t.http().get('/api/v2/me/').expect(401),
+      await t.http().get('/api/v2/no-such-thing/').expect(404),
+      await t.http().post('/api/v2/tokens/').set('Authorization', admin()).set('Content-Type', 'text/plain').send('x').expect(415),
+    ]) {
+      for (const name of SPEC_HEADERS) assert.ok(res.headers[name], `${res.status} has ${name}`);
+      assert.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(res.headers['cross-origin-resource-policy'], 'same-origin');
+      for (const name of DOCUMENT_ONLY) assert.equal(res.headers[name], undefined, `${res.status} without ${name}`);
+    }
+    const page = await t.http().get('/api/login/').expect(200);
+    assert.match(page.headers['content-type'], /^text\/html/);
+    for (const name of [...SPEC_HEADERS, ...DOCUMENT_ONLY]) assert.ok(page.headers[name], `the page has ${name}`);
+    assert.match(page.headers['content-security-policy'], /^default-src 'self';script-src 'self';style-src 'self'/);
+    // The OpenAPI page keeps its own CSP (it allows its inline styles).
+    const docs = await t.http().get('/api/swagger/').redirects(1);
+    assert.match(docs.headers['content-security-policy'], /style-src 'self' 'unsafe-inline'/);
+  });
+
   it('reuses a valid incoming request id and replaces an invalid one', async () => {
     const id = 'ab'.repeat(16);
     const res = await t.http().get('/api/v2/ping/').set('X-API-Request-Id', id).expect(200);
