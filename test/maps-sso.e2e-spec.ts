@@ -15,6 +15,8 @@ const ACCOUNTS: Record<string, OidcAccount> = {
   'sub-olga': { preferred_username: 'olga', email: 'olga@corp.example', groups: ['awx-users', 'awx-admins'] },
   'sub-oscar': { preferred_username: 'oscar', email: 'oscar@corp.example', groups: ['awx-users'], department: 'ops' },
   'sub-otto': { preferred_username: 'otto', email: 'otto@corp.example', groups: 'contractors' },
+  // Entra ID's group overage sends no list: a groups claim of another shape is no groups.
+  'sub-olive': { preferred_username: 'olive', email: 'olive@corp.example', groups: { overage: true } as unknown as string[] },
 };
 
 const UID = 'urn:oid:0.9.2342.19200300.100.1.1';
@@ -102,6 +104,26 @@ describe(`What single sign-on grants: OIDC and SAML maps (SPEC §21, issue 42, $
       assert.deepEqual(await holders(corp, 'admin_role'), ['olga']);
       assert.ok(await organization('Unused'), 'an OIDC login makes every organization its maps name');
       assert.deepEqual(await teamHolders('Corp', 'Admins'), ['olga']);
+    });
+
+    it("organization_alias acts on another organization than the key; a DRF boolean text is stored as the boolean", async () => {
+      const saved = await t.http().patch('/api/v2/settings/oidc/').set('Authorization', ADMIN)
+        .send({ SOCIAL_AUTH_OIDC_ORGANIZATION_MAP: { corp: { organization_alias: 'Corp Alias', users: 'yes' } }, SOCIAL_AUTH_OIDC_TEAM_MAP: {} }).expect(200);
+      assert.deepEqual(saved.body.SOCIAL_AUTH_OIDC_ORGANIZATION_MAP, { corp: { organization_alias: 'Corp Alias', users: true } });
+      assert.equal((await oidcLogin(new Browser(t), 'sub-olga')).status, 302);
+      assert.deepEqual(await holders((await organization('Corp Alias'))!, 'member_role'), ['olga']);
+      assert.equal(await organization('corp'), undefined, 'the key itself names nothing');
+      // Back to the `authentication` maps (null reads them).
+      await t.http().patch('/api/v2/settings/oidc/').set('Authorization', ADMIN).send({ SOCIAL_AUTH_OIDC_ORGANIZATION_MAP: null, SOCIAL_AUTH_OIDC_TEAM_MAP: null }).expect(200);
+    });
+
+    it('a groups claim of another shape (group overage) is no groups, and the log says so', async () => {
+      assert.equal((await oidcLogin(new Browser(t), 'sub-olive')).status, 302);
+      const event = lastEvent(t, 'sso_groups_unreadable');
+      assert.equal(event?.provider, 'oidc:corp');
+      assert.equal(event?.claim, 'groups');
+      const replay = await t.http().post('/api/v2/settings/maps/test/').set('Authorization', ADMIN).send({ source: 'oidc:corp', username: 'olive' }).expect(200);
+      assert.deepEqual(replay.body.claims.groups, []);
     });
 
     it('AUTHENTICATION_MAPS is the OIDC group gate (#13226): outside the groups, refused with the alert and no user made', async () => {
