@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Instructions (Ir) per request of one row under valgrind --tool=callgrind: less noisy than req/s on a shared
+# VM, though GC and JIT still move it (±15 % between runs here: take the mean of several). Issue 39 and 43.
+#   bash bench/instructions-per-request.sh TREE PORT ROW(ping|session|bearer) COUNT
+# TREE: a built tree (its dist/). Start-up under valgrind takes about 75 s; 1500 requests warm the JIT, then the
+# counters are zeroed, COUNT requests are made (4 keep-alive connections) and the counters dumped.
+set -euo pipefail
+tree=$1; port=$2; row=$3; count=$4
+# Node.js 22 first on PATH, valgrind installed (apt-get install valgrind).
+d=$(mktemp -d); url=http://127.0.0.1:$port
+(cd $d && PORT=$port DATA_DIR=$d ADMIN_PASSWORD=Prof-admin-pass-1 LOG_LEVEL=warn valgrind --tool=callgrind --callgrind-out-file=$d/cg.out --smc-check=all-non-file node $tree/dist/src/main.js > $d/vg.log 2>&1 &)
+for i in $(seq 1 300); do curl -s -o /dev/null -m 2 $url/api/v2/ping/ && break; sleep 1; done
+vpid=$(ss -ltnp "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+header=""
+if [ "$row" = session ]; then
+  jar=$d/jar; curl -s -c $jar -o /dev/null $url/api/login/; csrf=$(awk '$6=="csrftoken"{print $7}' $jar)
+  curl -s -m 120 -b $jar -c $jar -o /dev/null -H "X-CSRFToken: $csrf" -H "Referer: $url/api/login/" --data 'username=admin&password=Prof-admin-pass-1' $url/api/login/
+  header="Cookie: $(awk '$6!="csrftoken" && NF>=7 {print $6"="$7}' $jar | paste -sd';' -)"; path=/api/v2/me/
+elif [ "$row" = bearer ]; then
+  token=$(curl -s -m 120 -u admin:Prof-admin-pass-1 -X POST $url/api/v2/tokens/ | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+  header="Authorization: Bearer $token"; path=/api/v2/me/
+else path=/api/v2/ping/; fi
+run() { node -e '
+const http = require("http"); const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const [url, n, header] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
+const headers = header ? { [header.split(": ")[0]]: header.split(": ").slice(1).join(": ") } : {};
+let done = 0, bad = 0; const one = () => new Promise((res) => http.get(url, { agent, headers }, (r) => { if (r.statusCode !== 200) bad++; r.resume(); r.on("end", res); }));
+(async () => { const w = async () => { while (done < n) { done++; await one(); } }; await Promise.all([w(), w(), w(), w()]); if (bad) console.error("non-200:", bad); agent.destroy(); })();
+' "$url$path" "$1" "$header"; }
+run 1500   # warm up (JIT)
+callgrind_control -z $vpid > /dev/null
+run $count
+callgrind_control -d $vpid > /dev/null
+sleep 2
+ir=$(grep -h "^summary:\|^totals:" $d/cg.out.* 2>/dev/null | tail -1 | awk '{print $2}')
+kill -INT $vpid; sleep 1; kill -9 $vpid 2>/dev/null || true
+echo "$row $tree Ir/request: $(( ir / count ))"
+rm -rf $d
