@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
+import { playAwx, TaskResult } from './support/awx-playbook';
 import { basic } from './support/test-app';
 import { createTestDatabase, TEST_DB, TestDatabase } from './support/test-db';
 import { ServiceProcess, spawnService } from './support/service-process';
@@ -16,12 +16,6 @@ import { ServiceProcess, spawnService } from './support/service-process';
  */
 const ADMIN_PASSWORD = 'Awx-organizations-admin-1';
 
-interface TaskResult {
-  changed?: boolean;
-  failed?: boolean;
-  msg?: string;
-  [key: string]: unknown;
-}
 
 describe(`the awx.awx collection manages organizations, teams and roles (${TEST_DB})`, () => {
   let db: TestDatabase;
@@ -29,29 +23,7 @@ describe(`the awx.awx collection manages organizations, teams and roles (${TEST_
   let dir: string;
   const admin = basic('admin', ADMIN_PASSWORD);
 
-  function play(tasks: object[]): Record<string, TaskResult> {
-    const playbook = join(dir, `play-${Date.now()}.yml`);
-    writeFileSync(playbook, JSON.stringify([{ hosts: 'localhost', gather_facts: false, collections: ['awx.awx'], tasks }]));
-    const run = spawnSync('ansible-playbook', ['-i', 'localhost,', '-c', 'local', playbook], {
-      encoding: 'utf8',
-      timeout: 300000,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        ANSIBLE_STDOUT_CALLBACK: 'ansible.posix.json',
-        ANSIBLE_LOCAL_TEMP: join(dir, 'tmp'),
-        ANSIBLE_PYTHON_INTERPRETER: '/usr/bin/python3',
-        ANSIBLE_DEPRECATION_WARNINGS: 'false',
-        CONTROLLER_HOST: node.url,
-        CONTROLLER_USERNAME: 'admin',
-        CONTROLLER_PASSWORD: ADMIN_PASSWORD,
-        CONTROLLER_VERIFY_SSL: 'false',
-      },
-    });
-    assert.ok(run.stdout, `ansible-playbook printed nothing (is Debian's ansible installed?): ${run.error?.message ?? ''} ${run.stderr}`);
-    const output = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { plays: { tasks: { task: { name: string }; hosts: Record<string, TaskResult> }[] }[] };
-    return Object.fromEntries(output.plays[0].tasks.map((t) => [t.task.name, t.hosts.localhost]));
-  }
+  const play = (tasks: object[]) => playAwx(dir, node.url, ADMIN_PASSWORD, tasks);
 
   async function get(path: string) {
     const res = await request(node.url).get(path).set('Authorization', admin);

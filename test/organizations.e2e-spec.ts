@@ -140,6 +140,9 @@ describe(`organizations and teams (SPEC §21, ${TEST_DB})`, () => {
       await team('dev', a.id);
       const taken = await t.http().post('/api/v2/teams/').set('Authorization', admin()).send({ name: 'Dev', organization: a.id }).expect(400);
       assert.deepEqual(taken.body, { __all__: ['Team with this Organization and Name already exists.'] });
+      const lower = await t.http().get(`/api/v2/teams/?name=dev&organization=${a.id}`).set('Authorization', admin()).expect(200);
+      const renamed = await t.http().patch(`/api/v2/teams/${lower.body.results[0].id}/`).set('Authorization', admin()).send({ name: 'Dev' }).expect(400);
+      assert.deepEqual(renamed.body, { __all__: ['Team with this Organization and Name already exists.'] });
       assert.deepEqual(await names(`/api/v2/teams/?name=Dev&organization=${a.id}`), ['Dev']);
       assert.deepEqual(await names(`/api/v2/teams/?organization__name=TeamNamesB`), ['Dev']);
     });

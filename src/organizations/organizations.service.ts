@@ -90,13 +90,13 @@ export class OrganizationsService {
   async create(principal: Principal, body: unknown) {
     if (!principal.user.isSuperuser) throw new PermissionDenied();
     const input = validateBody(ORGANIZATION_BODY, body);
-    await this.refuseTakenName(input.name);
     let org: Organization;
     try {
       org = await this.transactions.run((manager) =>
         this.roles.insertOrganization(manager, { name: input.name, description: input.description ?? '', maxHosts: input.max_hosts ?? 0 }),
       );
     } catch (err) {
+      // The unique index is the check (names compare exactly: `Ops` and `ops` are two organizations, SPEC §21).
       if (isUniqueViolation(err)) throw FieldErrors.of('name', NAME_TAKEN);
       throw err;
     }
@@ -111,7 +111,6 @@ export class OrganizationsService {
     if (!standing.isSuperuser && input.max_hosts !== undefined && input.max_hosts !== org.maxHosts) {
       throw new FieldErrors({ __all__: ['Cannot change max_hosts.'] });
     }
-    if (input.name !== undefined && input.name !== org.name) await this.refuseTakenName(input.name);
     const changes: Partial<Organization> = { modified: this.clock.now() };
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
@@ -135,8 +134,4 @@ export class OrganizationsService {
     await this.repository.deleteOrganization(org.id);
   }
 
-  /** Names compare exactly: `Ops` and `ops` are two organizations (SPEC §21). */
-  private async refuseTakenName(name: string): Promise<void> {
-    if (await this.roles.organizationNamed(name)) throw FieldErrors.of('name', NAME_TAKEN);
-  }
 }

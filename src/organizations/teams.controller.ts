@@ -4,6 +4,7 @@ import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
 import { Access } from './access.service';
+import { NamedObjectController, NamedObjects } from './named-object.controller';
 import { answerAssociation } from './association-reply';
 import { GrantsService } from './grants.service';
 import { RolesService } from './roles.service';
@@ -13,43 +14,20 @@ type Query = Record<string, unknown>;
 
 /** `/api/v2/teams/` and what hangs off one (SPEC §21). */
 @Controller('api/v2/teams')
-export class TeamsController {
+export class TeamsController extends NamedObjectController {
+  protected readonly path = '/api/v2/teams/';
+
   constructor(
     private readonly teams: TeamsService,
     private readonly roles: RolesService,
     private readonly grants: GrantsService,
     private readonly access: Access,
-  ) {}
-
-  @Get()
-  list(@CurrentPrincipal() principal: Principal, @Query() query: Query) {
-    return this.teams.page(principal, query, '/api/v2/teams/');
+  ) {
+    super();
   }
 
-  @Post()
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.teams.create(principal, body);
-  }
-
-  @Get(':id')
-  detail(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
-    return this.teams.detail(principal, id);
-  }
-
-  @Put(':id')
-  replace(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.teams.update(principal, id, body, false);
-  }
-
-  @Patch(':id')
-  patch(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown) {
-    return this.teams.update(principal, id, body, true);
-  }
-
-  @Delete(':id')
-  @HttpCode(204)
-  remove(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
-    return this.teams.remove(principal, id);
+  protected get objects(): NamedObjects {
+    return this.teams;
   }
 
   @Get(':id/object_roles')

@@ -88,11 +88,11 @@ export class TeamsService {
     const input = validateBody(TEAM_BODY, inOrganization === undefined ? body : { ...(body as object), organization: inOrganization });
     const organizationId = await this.readableOrganization(standing, input.organization);
     if (!standing.mayManageOrganization(organizationId)) throw new PermissionDenied();
-    await this.refuseTakenName(organizationId, input.name);
     let team: Team;
     try {
       team = await this.transactions.run((manager) => this.roles.insertTeam(manager, { name: input.name, description: input.description ?? '', organizationId }));
     } catch (err) {
+      // The unique index (organization, name) is the check.
       if (isUniqueViolation(err)) throw new FieldErrors({ __all__: [TEAM_TAKEN] });
       throw err;
     }
@@ -108,7 +108,6 @@ export class TeamsService {
     if (!standing.mayManageTeam(team)) throw new PermissionDenied();
     const input = validateBody(TEAM_BODY, body, { partial });
     if (input.organization !== undefined && input.organization !== team.organizationId) throw new PermissionDenied(ORGANIZATION_CHANGE);
-    if (input.name !== undefined && input.name !== team.name) await this.refuseTakenName(team.organizationId, input.name);
     const changes: Partial<Team> = { modified: this.clock.now() };
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
@@ -137,7 +136,4 @@ export class TeamsService {
     return org.id;
   }
 
-  private async refuseTakenName(organizationId: number, name: string): Promise<void> {
-    if (await this.roles.teamNamed(organizationId, name)) throw new FieldErrors({ __all__: [TEAM_TAKEN] });
-  }
 }
