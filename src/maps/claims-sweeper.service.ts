@@ -6,7 +6,6 @@ import { LoginClaimsRepository } from './login-claims.repository';
 
 /** Stored claims past AUTH_CLAIMS_RETENTION_DAYS are deleted this often, a batch at a time. */
 export const CLAIMS_SWEEP_MS = 60 * 1000;
-const BATCH = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The background sweep of stored login claims (SPEC §21): older than the retention, gone. */
@@ -20,17 +19,12 @@ export class ClaimsSweeper {
     private readonly clock: Clock,
   ) {}
 
-  /** One pass: batches until none is left (bounded, so a pass ends). Returns how many went. */
+  /** One pass; returns how many records went. */
   async sweepOnce(): Promise<number> {
     const days = this.settings.get<number>('AUTH_CLAIMS_RETENTION_DAYS');
     // 0 keeps none: everything stored before now goes.
     const cutoff = new Date(this.clock.now().getTime() - days * DAY_MS + (days === 0 ? 1 : 0));
-    let total = 0;
-    for (let round = 0; round < 100; round++) {
-      const deleted = await this.store.sweep(cutoff, BATCH);
-      total += deleted;
-      if (deleted < BATCH) break;
-    }
+    const total = await this.store.sweep(cutoff);
     if (total) this.logger.log({ event: 'login_claims_swept', deleted: total, retention_days: days, ...NO_REQUEST });
     return total;
   }

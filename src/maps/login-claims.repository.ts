@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, LessThan } from 'typeorm';
+import { DataSource, EntityManager, LessThan } from 'typeorm';
 import type { ClaimsRecord } from './claims-record';
 import { LoginClaims } from './login-claims.entity';
 
@@ -37,16 +37,9 @@ export class LoginClaimsRepository {
     return rows.map(stored);
   }
 
-  /** Deletes the records older than `cutoff`, at most `limit` of them; returns how many went. */
-  async sweep(cutoff: Date, limit: number): Promise<number> {
-    const repository = this.dataSource.getRepository(LoginClaims);
-    const old = await repository.find({ select: { userId: true, source: true }, where: { loginAt: LessThan(cutoff) }, order: { loginAt: 'ASC' }, take: limit });
-    if (!old.length) return 0;
-    let deleted = 0;
-    for (const [userId, sources] of groupByUser(old)) {
-      deleted += (await repository.delete({ userId, source: In(sources), loginAt: LessThan(cutoff) })).affected ?? 0;
-    }
-    return deleted;
+  /** Deletes the records older than `cutoff` (one row per user and source: one statement); returns how many went. */
+  async sweep(cutoff: Date): Promise<number> {
+    return (await this.dataSource.getRepository(LoginClaims).delete({ loginAt: LessThan(cutoff) })).affected ?? 0;
   }
 }
 
@@ -54,8 +47,3 @@ function stored(row: LoginClaims): StoredLogin {
   return { userId: row.userId, source: row.source, loginAt: row.loginAt, allowed: row.allowed, claims: JSON.parse(row.claims) as ClaimsRecord };
 }
 
-function groupByUser(rows: Pick<LoginClaims, 'userId' | 'source'>[]): Map<number, string[]> {
-  const out = new Map<number, string[]>();
-  for (const row of rows) out.set(row.userId, [...(out.get(row.userId) ?? []), row.source]);
-  return out;
-}

@@ -12,7 +12,7 @@ import { Provisioning, ProvisioningInput } from '../users/provisioning';
 import { AccessRefused } from './access-refused';
 import { claimsRecord } from './claims-record';
 import { LoginClaimsRepository } from './login-claims.repository';
-import type { Claims, ExistingObjects, Flag, Holdings, MapSource, Outcome } from './map-contract';
+import type { Claims, ExistingObjects, Flag, Holdings, MapSource, OrganizationTarget, Outcome, TargetOutcome, TeamRole } from './map-contract';
 import { sourceTag } from './map-contract';
 import { MapSources, SettingsView } from './map-sources';
 import { decide } from './maps-engine';
@@ -175,19 +175,15 @@ export class MapsService {
     const changes: AppliedChange[] = [];
     for (const name of outcome.creates.organizations) await this.roles.ensureOrganization(name, manager);
     for (const { organization, team } of outcome.creates.teams) await this.roles.ensureTeam(organization, team, manager);
-    for (const target of outcome.organizations) {
+    // One list of role changes: a team target names its team, an organization target does not.
+    const targets = [...outcome.organizations, ...outcome.teams] as (TargetOutcome & OrganizationTarget & { team?: string })[];
+    for (const target of targets) {
       if (target.before === target.after) continue;
-      const role = { organization: target.organization, role: target.role };
+      const role = target.team === undefined ? { organization: target.organization, role: target.role } : { organization: target.organization, team: target.team, role: target.role as TeamRole };
       if (target.after) await this.roles.grant(userId, role, manager);
       else await this.roles.revoke(userId, role, manager);
-      changes.push({ target: `organization ${JSON.stringify(target.organization)}`, role: target.role, change: target.after ? 'grant' : 'revoke', decided_by: target.decidedBy });
-    }
-    for (const target of outcome.teams) {
-      if (target.before === target.after) continue;
-      const role = { organization: target.organization, team: target.team, role: target.role };
-      if (target.after) await this.roles.grant(userId, role, manager);
-      else await this.roles.revoke(userId, role, manager);
-      changes.push({ target: `team ${JSON.stringify(target.team)} of ${JSON.stringify(target.organization)}`, role: target.role, change: target.after ? 'grant' : 'revoke', decided_by: target.decidedBy });
+      const named = target.team === undefined ? `organization ${JSON.stringify(target.organization)}` : `team ${JSON.stringify(target.team)} of ${JSON.stringify(target.organization)}`;
+      changes.push({ target: named, role: target.role, change: target.after ? 'grant' : 'revoke', decided_by: target.decidedBy });
     }
     const flags: Partial<Pick<User, 'isSuperuser' | 'isSystemAuditor'>> = {};
     for (const [flag, column] of [['is_superuser', 'isSuperuser'], ['is_system_auditor', 'isSystemAuditor']] as const) {

@@ -91,14 +91,3 @@ function pairs(current: Entry[], candidate: Entry[], currentAllowed: boolean, ca
   }
   return out;
 }
-
-/** The objects the logins under some settings would make, each once (IMPACT's `organizations_created`, `teams_created`). */
-export function createdObjects(outcomes: Outcome[]): { organizations_created: string[]; teams_created: { organization: string; team: string }[] } {
-  const organizations = new Set<string>();
-  const teams = new Map<string, { organization: string; team: string }>();
-  for (const outcome of outcomes) {
-    outcome.creates.organizations.forEach((organization) => organizations.add(organization));
-    outcome.creates.teams.forEach((team) => teams.set(JSON.stringify([team.organization, team.team]), team));
-  }
-  return { organizations_created: [...organizations], teams_created: [...teams.values()] };
-}
