@@ -3,7 +3,9 @@
 # VM, though GC and JIT still move it (±15 % between runs here: take the mean of several). Issue 39 and 43.
 #   bash bench/instructions-per-request.sh TREE PORT ROW(ping|session|bearer) COUNT
 # TREE: a built tree (its dist/). Start-up under valgrind takes about 75 s; 1500 requests warm the JIT, then the
-# counters are zeroed, COUNT requests are made (4 keep-alive connections) and the counters dumped.
+# counters are zeroed, COUNT requests are made and the counters dumped. One keep-alive connection (CONC=1, the
+# default): requests one at a time cost the same in every run (±2 %), where with 4 connections how many requests
+# one turn of the event loop took varied with the machine's load (±20 %).
 set -euo pipefail
 tree=$1; port=$2; row=$3; count=$4
 # Node.js 22 first on PATH, valgrind installed (apt-get install valgrind).
@@ -21,13 +23,14 @@ elif [ "$row" = bearer ]; then
   header="Authorization: Bearer $token"; path=/api/v2/me/
 else path=/api/v2/ping/; fi
 run() { node -e '
-const http = require("http"); const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const http = require("http"); const CONC = Number(process.env.CONC || 1);
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
 const [url, n, header] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
 const headers = header ? { [header.split(": ")[0]]: header.split(": ").slice(1).join(": ") } : {};
 let done = 0, bad = 0; const one = () => new Promise((res) => http.get(url, { agent, headers }, (r) => { if (r.statusCode !== 200) bad++; r.resume(); r.on("end", res); }));
-(async () => { const w = async () => { while (done < n) { done++; await one(); } }; await Promise.all([w(), w(), w(), w()]); if (bad) console.error("non-200:", bad); agent.destroy(); })();
+(async () => { const w = async () => { while (done < n) { done++; await one(); } }; await Promise.all(Array.from({ length: CONC }, w)); if (bad) console.error("non-200:", bad); agent.destroy(); })();
 ' "$url$path" "$1" "$header"; }
-run 1500   # warm up (JIT)
+run "${WARMUP:-1500}"   # warm up (JIT)
 callgrind_control -z $vpid > /dev/null
 run $count
 callgrind_control -d $vpid > /dev/null

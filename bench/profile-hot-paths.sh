@@ -34,4 +34,5 @@ for row in $rows; do
 done
 kill -INT "$pid"; wait "$pid" || true
 node "$here/dist/bench/profile-summary.js" "$out"/*.cpuprofile
+if [ -n "${PROFILE_KEEP:-}" ]; then cp "$out"/*.cpuprofile "$PROFILE_KEEP"; fi
 rm -rf "$data"

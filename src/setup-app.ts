@@ -1,10 +1,12 @@
+import type { ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { setupOpenApi } from './api/openapi';
 import { AuthMetrics } from './common/auth-metrics';
-import { BODY_LIMIT, bodyParsers, emptyBody, requestHeaders, requestIdOf, requestMetrics, trailingSlash } from './common/http-pipeline';
+import { ApiRequest, apiResponseClass } from './common/api-response';
+import { BODY_LIMIT, bodyParsers, emptyBody, requestIdOf, requestMetrics, responseHeaderSets, trailingSlash } from './common/http-pipeline';
 import { HttpExceptionFilter } from './common/http-exception.filter';
 import { DatabaseHealth } from './database/database-health';
 
@@ -21,6 +23,8 @@ export function httpAdapter(config: AppConfig): FastifyAdapter {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     genReqId: requestIdOf,
+    // Every answer's headers are added by the response class when its head is written (common/api-response.ts).
+    http: { IncomingMessage: ApiRequest, ServerResponse: apiResponseClass(responseHeaderSets(config)) as typeof ServerResponse },
   });
 }
 
@@ -32,7 +36,6 @@ export async function setupApp(nestApp: INestApplication): Promise<NestFastifyAp
   const app = nestApp as NestFastifyApplication;
   const config = app.get<AppConfig>(APP_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRequest', requestHeaders(config));
   fastify.addHook('onRequest', trailingSlash);
   fastify.addHook('preHandler', emptyBody);
   fastify.addHook('onResponse', requestMetrics(app.get(AuthMetrics)));

@@ -26,9 +26,24 @@ export class ApiAuthGuard extends AuthGuard([...FRONT_DOOR]) {
     super();
   }
 
+  /**
+   * Whether a route (controller class and handler: subclasses share handlers) is @Public(), read from its
+   * metadata once, since it cannot change after start-up (two metadata lookups per request before).
+   */
+  private readonly publicRoutes = new WeakMap<object, WeakMap<object, boolean>>();
+
   /** Synchronous for a public route (Nest takes a boolean without a promise: ping pays no microtask). */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let routes = this.publicRoutes.get(controller);
+    if (!routes) this.publicRoutes.set(controller, (routes = new WeakMap()));
+    let isPublic = routes.get(handler);
+    if (isPublic === undefined) {
+      isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]) === true;
+      routes.set(handler, isPublic);
+    }
+    if (isPublic) return true;
     return this.authenticate(context);
   }
 

@@ -169,8 +169,38 @@ export class PreparedStatements {
   }
 }
 
-/** A datetime as a driver returns it: a Date (mysql2), SQLite's UTC `YYYY-MM-DD HH:MM:SS.mmm` text, or null. */
+/**
+ * A datetime as a driver returns it: a Date (mysql2), SQLite's UTC `YYYY-MM-DD HH:MM:SS.mmm` text, or null.
+ * That text is read digit by digit (Date.UTC): a session request reads about ten of them, and V8's date string
+ * parser cost several times as much (issue 43, profiled). Any other text goes to the parser.
+ */
 export function dateFromDatabase(value: unknown): Date | null {
   if (value instanceof Date) return value;
-  return typeof value === 'string' ? new Date(`${value.replace(' ', 'T')}Z`) : null;
+  if (typeof value !== 'string') return null;
+  const fixed = fixedUtcDate(value);
+  return fixed ?? new Date(`${value.replace(' ', 'T')}Z`);
+}
+
+/** `YYYY-MM-DD HH:MM:SS` with an optional `.mmm`, as UTC; null for any other text. */
+export function fixedUtcDate(text: string): Date | null {
+  if ((text.length !== 23 && text.length !== 19) || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32) return null;
+  if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || (text.length === 23 && text.charCodeAt(19) !== 46)) return null;
+  const year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  const ms = text.length === 23 ? digits(text, 20, 3) : 0;
+  if ((year | month | day | hour | minute | second | ms) < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
+  // A day past the month's end (2026-02-31) is left to the parser, whatever it makes of it.
+  return date.getUTCDate() === day ? date : null;
+}
+
+/** The number written by `length` decimal digits at `start`, or -1. */
+function digits(text: string, start: number, length: number): number {
+  let n = 0;
+  for (let i = start; i < start + length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
 }
