@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,13 +22,25 @@ export function isApiPath(path: string): boolean {
  */
 export function requestIdOf(raw: IncomingMessage): string {
   const incoming = raw.headers['x-api-request-id'];
-  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming.toLowerCase()) ? incoming.toLowerCase() : newRequestId();
+  const lower = typeof incoming === 'string' ? incoming.toLowerCase() : '';
+  const id = REQUEST_ID.test(lower) ? lower : newRequestId();
   (raw as ApiRequest).requestId = id;
   return id;
 }
 
+/** Random bytes for request ids, drawn 256 ids at a time (one system call per 256 requests). */
+const idPool = Buffer.alloc(16 * 256);
+let idOffset = idPool.length;
+
+/** A new request id: 128 random bits as 32 lowercase hex digits (what uuid4().hex gives AWX, without the version bits). */
 function newRequestId(): string {
-  return randomUUID().replace(/-/g, '');
+  if (idOffset === idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  const id = idPool.toString('hex', idOffset, idOffset + 16);
+  idOffset += 16;
+  return id;
 }
 
 /** A JSON answer's Content-Security-Policy (OWASP's REST Security Cheat Sheet): nothing to load, never framed. */
