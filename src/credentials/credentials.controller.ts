@@ -1,12 +1,11 @@
 import { Controller } from '@nestjs/common';
-import { OwnedResourceController } from '../resources/owned-resource.controller';
-import { Credential } from './credential.entity';
+import { ObjectRoutesController } from '../common/object-routes.controller';
 import { CredentialsService } from './credentials.service';
 
 /** `/api/v2/credentials/` and `/api/v2/credentials/N/` (seed §4: the `curl -L` list). */
 @Controller('api/v2/credentials')
-export class CredentialsController extends OwnedResourceController<Credential> {
-  constructor(protected readonly resources: CredentialsService) {
+export class CredentialsController extends ObjectRoutesController {
+  constructor(protected readonly objects: CredentialsService) {
     super();
   }
 }

@@ -1,18 +1,17 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply as Response } from 'fastify';
 import { IdPipe } from '../common/id.pipe';
-import { OwnedResourceController } from '../resources/owned-resource.controller';
+import { ObjectRoutesController } from '../common/object-routes.controller';
 import { CurrentPrincipal, Principal } from '../common/principal';
-import { JobTemplate } from './job-template.entity';
 import { JobTemplatesService } from './job-templates.service';
 import { JobsService } from './jobs.service';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 /** `/api/v2/job_templates/` (+`N/`) and the launch of seed §4. */
 @Controller('api/v2/job_templates')
-export class JobTemplatesController extends OwnedResourceController<JobTemplate> {
+export class JobTemplatesController extends ObjectRoutesController {
   constructor(
-    protected readonly resources: JobTemplatesService,
+    protected readonly objects: JobTemplatesService,
     private readonly jobs: JobsService,
   ) {
     super();

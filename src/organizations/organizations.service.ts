@@ -82,7 +82,12 @@ export class OrganizationsService {
     return org;
   }
 
-  async detail(principal: Principal, id: number) {
+  /** The list at its own path (`/api/v2/organizations/`); the lists hanging off other objects call `page`. */
+  list(principal: Principal, query: QueryParams) {
+    return this.page(principal, query, '/api/v2/organizations/');
+  }
+
+  async get(principal: Principal, id: number) {
     const standing = await this.access.standingOf(principal);
     return (await this.present(standing, [await this.visible(standing, id)]))[0];
   }

@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { IdPipe } from '../common/id.pipe';
+import { ObjectRoutesController } from '../common/object-routes.controller';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
 import { Access } from './access.service';
-import { NamedObjectController, NamedObjects } from './named-object.controller';
 import { answerAssociation } from './association-reply';
 import { GrantsService } from './grants.service';
 import { RolesService } from './roles.service';
@@ -14,9 +14,7 @@ type Query = Record<string, unknown>;
 
 /** `/api/v2/teams/` and what hangs off one (SPEC §21). */
 @Controller('api/v2/teams')
-export class TeamsController extends NamedObjectController {
-  protected readonly path = '/api/v2/teams/';
-
+export class TeamsController extends ObjectRoutesController {
   constructor(
     private readonly teams: TeamsService,
     private readonly roles: RolesService,
@@ -26,7 +24,7 @@ export class TeamsController extends NamedObjectController {
     super();
   }
 
-  protected get objects(): NamedObjects {
+  protected get objects() {
     return this.teams;
   }
 

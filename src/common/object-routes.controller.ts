@@ -1,29 +1,29 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { IdPipe } from '../common/id.pipe';
-import { CurrentPrincipal, Principal } from '../common/principal';
+import { IdPipe } from './id.pipe';
+import { CurrentPrincipal, Principal } from './principal';
 
-/** What the list and detail routes of an organization or a team call (OrganizationsService, TeamsService). */
-export interface NamedObjects {
-  page(principal: Principal, query: Record<string, unknown>, path: string): Promise<unknown>;
+/** What AWX's list and detail routes of one kind of object call: its service, which holds every rule. */
+export interface ObjectRoutes {
+  list(principal: Principal, query: Record<string, unknown>): Promise<unknown>;
   create(principal: Principal, body: unknown): Promise<unknown>;
-  detail(principal: Principal, id: number): Promise<unknown>;
+  get(principal: Principal, id: number): Promise<unknown>;
   update(principal: Principal, id: number, body: unknown, partial: boolean): Promise<unknown>;
   remove(principal: Principal, id: number): Promise<void>;
 }
 
 /**
- * AWX's list and detail routes of a role-guarded object (SPEC §21): a subclass adds `@Controller('api/v2/<path>')`,
- * its service and the routes that hang off one object. Nest inherits route and parameter decorators, as
- * `resources/owned-resource.controller.ts` does for user-owned objects (whose ownership rules these do not have).
+ * AWX's list and detail routes (`GET`/`POST` on the list, `GET`/`PUT`/`PATCH`/`DELETE` on one object); a subclass
+ * adds `@Controller('api/v2/<path>')`, its service as `objects`, and the routes that hang off one object. Nest
+ * inherits route and parameter decorators, so every kind of object has the same routes with the same rules (ids
+ * through IdPipe, the caller as a Principal): the owned resources (hosts, credentials, job templates) and the
+ * role-guarded objects (organizations, teams).
  */
-export abstract class NamedObjectController {
-  protected abstract readonly objects: NamedObjects;
-  /** The list's path, `/api/v2/<path>/`. */
-  protected abstract readonly path: string;
+export abstract class ObjectRoutesController {
+  protected abstract readonly objects: ObjectRoutes;
 
   @Get()
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.objects.page(principal, query, this.path);
+    return this.objects.list(principal, query);
   }
 
   @Post()
@@ -33,7 +33,7 @@ export abstract class NamedObjectController {
 
   @Get(':id')
   detail(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number) {
-    return this.objects.detail(principal, id);
+    return this.objects.get(principal, id);
   }
 
   @Put(':id')
