@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -7,16 +8,37 @@ import { basic } from './support/test-app';
 import { createTestDatabase, TEST_DB, TestDatabase } from './support/test-db';
 import { ServiceProcess, spawnService } from './support/service-process';
 
+const SHUTDOWN_EVENT = /"event":"shutdown","signal":"SIGTERM"/;
+
+/** Resolves when `test` holds, checked on every chunk `on` emits (and once at once); rejects after `ms`. */
+function until(what: string, on: (listener: () => void) => () => void, test: () => boolean, ms = 30_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (test()) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const off = on(() => {
+      if (!test()) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
+
 /** SPEC §1: SIGTERM stops accepting, lets requests in flight finish, flushes batched writes and exits 0. */
 describe(`SIGTERM (${TEST_DB})`, () => {
   let db: TestDatabase;
   let node: ServiceProcess;
+  let socket: Socket | undefined;
   const admin = basic('admin', 'Shutdown-admin-1');
   before(async () => {
     db = await createTestDatabase();
     node = await spawnService({ DATABASE_URL: db.url, DATA_DIR: db.dataDir, ADMIN_PASSWORD: 'Shutdown-admin-1', SECRET_KEY: 'shutdown-secret-key-0123456789abcdefghijklmn' });
   });
   after(async () => {
+    socket?.destroy();
     await node?.stop();
     await db.drop();
   });
@@ -24,19 +46,63 @@ describe(`SIGTERM (${TEST_DB})`, () => {
   it('finishes the request in flight, flushes last_used, closes the pool and exits 0', async () => {
     const created = await request(node.url).post('/api/v2/tokens/').set('Authorization', admin).send({ description: 'flushed at exit' }).expect(201);
     await request(node.url).get('/api/v2/me/').set('Authorization', `Bearer ${created.body.token}`).expect(200);
-    await request(node.url).post('/api/v2/users/').set('Authorization', admin).send({ username: 'slow', password: 'Slow-pass-1' }).expect(201);
-    // A first basic request verifies an argon2 hash: it is still being answered when the signal arrives.
-    const inFlight = request(node.url).get('/api/v2/me/').set('Authorization', basic('slow', 'Slow-pass-1')).then((r) => r.status);
-    await new Promise((r) => setTimeout(r, 5));
+
+    // The request in flight, made so without a race: its head asks `Expect: 100-continue`, so the server
+    // answers "100 Continue" only once it has parsed the head and routed the request; its body is sent only
+    // after the shutdown has begun (the service logged it), so the server must wait for it while closing.
+    const { hostname, port } = new URL(node.url);
+    const body = JSON.stringify({ description: 'created while stopping' });
+    let answer = '';
+    socket = connect(Number(port), hostname);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    const closed = new Promise<void>((resolve) => socket!.once('close', () => resolve()));
+    const onData = (listener: () => void) => {
+      socket!.on('data', listener);
+      return () => socket!.off('data', listener);
+    };
+    socket.write(
+      [
+        'POST /api/v2/tokens/ HTTP/1.1',
+        `Host: ${hostname}:${port}`,
+        `Authorization: ${admin}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Expect: 100-continue',
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    await until('100 Continue', onData, () => answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n'));
+
     const exited = new Promise<number | null>((resolve) => node.child.once('exit', (code) => resolve(code)));
     node.child.kill('SIGTERM');
-    assert.equal(await inFlight, 200, 'the request in flight was answered');
+    const onOutput = (listener: () => void) => {
+      node.child.stdout!.on('data', listener);
+      node.child.stderr!.on('data', listener);
+      return () => {
+        node.child.stdout!.off('data', listener);
+        node.child.stderr!.off('data', listener);
+      };
+    };
+    // spawnService's own listener pushes each chunk to node.output before this one runs.
+    await until('the shutdown event', onOutput, () => SHUTDOWN_EVENT.test(node.output.join('')));
+    // The server is closing; the request it had already routed still gets its answer.
+    socket.write(body);
+    await closed;
+    const final = answer.slice('HTTP/1.1 100 Continue\r\n\r\n'.length);
+    assert.match(final, /^HTTP\/1\.1 201 /, `the request in flight was answered: ${final.split('\r\n')[0]}`);
+    const token = JSON.parse(final.slice(final.indexOf('\r\n\r\n') + 4)) as { description: string };
+    assert.equal(token.description, 'created while stopping');
     assert.equal(await exited, 0, 'the process exits 0');
-    assert.match(node.output.join(''), /"event":"shutdown","signal":"SIGTERM"/);
+
     const reader = await new DataSource({ ...databaseOptions(db.url), migrations: [] } as never).initialize();
     try {
       const [row] = await reader.query('SELECT last_used FROM oauth2_access_token WHERE id = ?', [created.body.id]);
       assert.notEqual(row.last_used, null, 'the buffered last_used stamp was written before exit');
+      const [made] = await reader.query('SELECT COUNT(1) AS n FROM oauth2_access_token WHERE description = ?', ['created while stopping']);
+      assert.equal(Number(made.n), 1, 'the answered request was committed before the pool closed');
     } finally {
       await reader.destroy();
     }
