@@ -59,4 +59,36 @@ describe('LookupBatches', () => {
     const { batches } = batchesOnSqlite();
     await assert.rejects(batches.first('UPDATE t SET owner = ? WHERE id = 1', ['x']), /only a SELECT/);
   });
+  it('answers lookups by one exact key with one IN statement over the distinct keys, each with its own row', async () => {
+    const { batches, statements } = batchesOnSqlite();
+    const names = ['n3', 'missing', 'n7', 'n3', 'n12', 'N7'];
+    const rows = await Promise.all(names.map((name) => batches.firstByKey(BY_NAME, name)));
+    assert.deepEqual(rows, [[3, 'owner of n3'], undefined, [7, 'owner of n7'], [3, 'owner of n3'], [12, 'owner of n12'], undefined]);
+    assert.equal(statements.length, 1);
+    assert.equal(statements[0].sql, 'SELECT t.name AS batch_key, t.id, t.owner FROM t WHERE t.name IN (?, ?, ?, ?, ?)');
+    assert.deepEqual(statements[0].params, ['n3', 'missing', 'n7', 'n12', 'N7']);
+  });
+
+  it('splits keyed lookups into statements of at most MAX_BATCH and keeps them apart from other statements', async () => {
+    const { batches, statements } = batchesOnSqlite();
+    const names = Array.from({ length: MAX_BATCH + 2 }, (_, i) => `n${i + 1}`);
+    const byId = batches.first('SELECT t.name FROM t WHERE t.id = ?', [5]);
+    const rows = await Promise.all(names.map((name) => batches.firstByKey(BY_NAME, name)));
+    assert.deepEqual(await byId, ['n5']);
+    rows.forEach((row, i) => assert.deepEqual(row, [i + 1, `owner of n${i + 1}`]));
+    assert.deepEqual(statements.map((s) => s.params.length).sort((a, b) => a - b), [1, 2, MAX_BATCH]);
+  });
+
+  it('takes a keyed lookup only in the form SELECT … FROM … WHERE <column> = ?', async () => {
+    const { batches, statements } = batchesOnSqlite();
+    await assert.rejects(batches.firstByKey('SELECT t.id FROM t WHERE t.name = ? AND t.id > 0', 'n1'), /a keyed lookup is/);
+    await assert.rejects(batches.firstByKey('UPDATE t SET owner = ? WHERE id = 1', 'x'), /a keyed lookup is/);
+    assert.equal(statements.length, 0);
+  });
+
+  it('rejects every keyed lookup of a statement that fails', async () => {
+    const { batches } = batchesOnSqlite();
+    const bad = ['n1', 'n2'].map((name) => batches.firstByKey('SELECT t.nope FROM t WHERE t.name = ?', name));
+    for (const lookup of bad) await assert.rejects(lookup, /no such column/);
+  });
 });

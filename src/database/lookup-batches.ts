@@ -4,6 +4,17 @@ export type ArrayRow = unknown[];
 /** At most this many lookups share one statement (a bounded number of prepared shapes per statement). */
 export const MAX_BATCH = 16;
 
+/** `SELECT <columns> FROM <from> WHERE <key> = ?`, the form `firstByKey` takes. */
+const KEYED = /^SELECT (.+) FROM (.+) WHERE ([\w.`"]+) = \?$/s;
+
+/** A keyed lookup's parts, and its `IN (…)` statement by number of distinct keys. */
+interface KeyedStatement {
+  columns: string;
+  from: string;
+  key: string;
+  shapes: Map<number, string>;
+}
+
 interface Waiting {
   params: unknown[];
   resolve: (row: ArrayRow | undefined) => void;
@@ -12,8 +23,9 @@ interface Waiting {
 
 /**
  * The hot lookups of concurrent requests (a session, a token, a user by name): those of one statement
- * asked for in the same turn of the event loop go to the database as one `UNION ALL` statement, each
- * part still its own indexed lookup with its own bound parameters. On MySQL/MariaDB a round trip (its
+ * asked for in the same turn of the event loop go to the database as one statement: `UNION ALL` parts, each
+ * still its own indexed lookup with its own bound parameters, or, for a lookup by one exact key (a session's
+ * or a token's hash, `firstByKey`), one `IN (…)` over the batch's distinct keys. On MySQL/MariaDB a round trip (its
  * socket write, the driver's packet parsing, the server's execution) was most of an authenticated
  * request's cost; on SQLite each statement's fixed cost (its read lock is two fcntl calls) was several
  * times the lookup itself. A burst of N requests now pays it once (docs/decisions.md, "The front door").
@@ -23,6 +35,7 @@ export class LookupBatches {
   private pending = new Map<string, Waiting[]>();
   private scheduled = false;
   private readonly shapes = new Map<string, string>();
+  private readonly keyed = new Map<string, KeyedStatement>();
   /** Lookups asked for and statements sent, since start: their ratio is the mean batch size. */
   readonly counts = { lookups: 0, statements: 0 };
 
@@ -30,6 +43,26 @@ export class LookupBatches {
 
   /** The first row of a fixed `SELECT …` for these parameters. */
   first(sql: string, params: unknown[]): Promise<ArrayRow | undefined> {
+    return this.enqueue(sql, params);
+  }
+
+  /**
+   * The first row of a fixed `SELECT … WHERE <key column> = ?` for one key that the column stores exactly as
+   * given (a hex hash: no collation can make two keys equal). A batch is one `WHERE <key column> IN (…)` over
+   * its distinct keys, each row matched back to its lookups by the key it carries: MariaDB executed twelve
+   * lookups as one `IN` for 155–190 µs of its CPU against 415–440 µs as twelve `UNION ALL` parts
+   * (docs/decisions.md, issue 43); SQLite costs the same either way.
+   */
+  firstByKey(sql: string, key: string): Promise<ArrayRow | undefined> {
+    if (!this.keyed.has(sql)) {
+      const match = KEYED.exec(sql);
+      if (!match) return Promise.reject(new Error('a keyed lookup is SELECT … WHERE <column> = ?'));
+      this.keyed.set(sql, { columns: match[1], from: match[2], key: match[3], shapes: new Map() });
+    }
+    return this.enqueue(sql, [key]);
+  }
+
+  private enqueue(sql: string, params: unknown[]): Promise<ArrayRow | undefined> {
     this.counts.lookups++;
     return new Promise((resolve, reject) => {
       let waiting = this.pending.get(sql);
@@ -53,22 +86,47 @@ export class LookupBatches {
   }
 
   private send(sql: string, batch: Waiting[]): void {
+    const keyed = this.keyed.get(sql);
+    if (keyed) return this.sendKeyed(keyed, batch);
     const params = batch.length === 1 ? batch[0].params : batch.flatMap((w) => w.params);
+    this.answer(() => this.shape(sql, batch.length), params, batch, (rows) => {
+      const found: (ArrayRow | undefined)[] = new Array(batch.length);
+      for (const row of rows) found[Number(row[0])] ??= row.slice(1);
+      return found;
+    });
+  }
+
+  private sendKeyed(keyed: KeyedStatement, batch: Waiting[]): void {
+    const keys = [...new Set(batch.map((w) => w.params[0] as string))];
+    const shape = () => {
+      let sql = keyed.shapes.get(keys.length);
+      if (!sql) {
+        sql = `SELECT ${keyed.key} AS batch_key, ${keyed.columns} FROM ${keyed.from} WHERE ${keyed.key} IN (${keys.map(() => '?').join(', ')})`;
+        keyed.shapes.set(keys.length, sql);
+      }
+      return sql;
+    };
+    this.answer(shape, keys, batch, (rows) => {
+      const byKey = new Map<unknown, ArrayRow>();
+      for (const row of rows) if (!byKey.has(row[0])) byKey.set(row[0], row.slice(1));
+      return batch.map((w) => byKey.get(w.params[0]));
+    });
+  }
+
+  /** Sends one statement; every lookup of the batch hears its own row (`pick`), or the statement's error. */
+  private answer(sql: () => string, params: unknown[], batch: Waiting[], pick: (rows: ArrayRow[]) => (ArrayRow | undefined)[]): void {
     let answer: Promise<ArrayRow[]>;
     this.counts.statements++;
     try {
-      answer = this.execute(this.shape(sql, batch.length), params);
+      answer = this.execute(sql(), params);
     } catch (err) {
       return batch.forEach((w) => w.reject(err));
     }
     answer.then(
       (rows) => {
-        const found: (ArrayRow | undefined)[] = new Array(batch.length);
+        let found: (ArrayRow | undefined)[];
         try {
-          for (const row of rows) {
-            const index = Number(row[0]);
-            found[index] ??= row.slice(1);
-          }
+          found = pick(rows);
         } catch (err) {
           // An answer of an unexpected shape: every waiter hears of it, none is left hanging.
           return batch.forEach((w) => w.reject(err));

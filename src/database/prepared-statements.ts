@@ -61,6 +61,15 @@ export class PreparedStatements {
     return (this.isMysql ? this.mysqlBatches : this.sqliteBatches).first(sql, params);
   }
 
+  /**
+   * The first row of a fixed `SELECT … WHERE <column> = ?` by a key the column holds exactly as given (a
+   * session's or a token's hash), as an array of its column values; concurrent lookups share one
+   * `IN (…)` statement (LookupBatches.firstByKey).
+   */
+  firstByKey(sql: string, key: string): Promise<ArrayRow | undefined> {
+    return (this.isMysql ? this.mysqlBatches : this.sqliteBatches).firstByKey(sql, key);
+  }
+
   /** How many hot lookups were asked for and in how many statements they were sent. */
   lookupCounts(): { lookups: number; statements: number } {
     const batches = this.isMysql ? this.mysqlBatches : this.sqliteBatches;

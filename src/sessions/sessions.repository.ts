@@ -77,7 +77,7 @@ export class SessionsRepository {
     this.resolveSql ??=
       `SELECT ${p.columnList(Session, 's')}, ${p.columnList(User, 'u')} FROM ${p.table(Session)} s ` +
       `JOIN ${p.table(User)} u ON u.id = s.user_id WHERE s.key_hash = ?`;
-    return andThen(p.first(this.resolveSql, [keyHash]), (row) =>
+    return andThen(p.firstByKey(this.resolveSql, keyHash), (row) =>
       row ? { session: p.hydrateAt(Session, row), user: p.hydrateAt(User, row, p.width(Session)) } : null,
     );
   }

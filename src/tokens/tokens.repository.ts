@@ -69,7 +69,7 @@ export class TokensRepository {
     this.bearerSql ??=
       `SELECT ${p.columnList(AccessToken, 't')}, ${p.columnList(User, 'u')}, c.tokens_revoked_before FROM ${p.table(AccessToken)} t ` +
       `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN ${p.table(RevocationCutoff)} c ON c.id = 1 WHERE t.token_hash = ?`;
-    return andThen(p.first(this.bearerSql, [tokenHash]), (row) => {
+    return andThen(p.firstByKey(this.bearerSql, tokenHash), (row) => {
       if (!row) return null;
       const tokenWidth = p.width(AccessToken);
       const token = Object.assign(p.hydrateAt(AccessToken, row), { user: p.hydrateAt(User, row, tokenWidth) });
