@@ -26,8 +26,17 @@ describe('LookupBatches', () => {
     const rows = await Promise.all(names.map((name) => batches.first(BY_NAME, [name])));
     assert.deepEqual(rows, [[3, 'owner of n3'], undefined, [7, 'owner of n7'], [3, 'owner of n3'], [12, 'owner of n12']]);
     assert.equal(statements.length, 1);
-    assert.equal((statements[0].sql.match(/UNION ALL/g) ?? []).length, names.length - 1);
-    assert.deepEqual(statements[0].params, names);
+    // One part per distinct lookup: "n3" asked twice is read once.
+    assert.equal((statements[0].sql.match(/UNION ALL/g) ?? []).length, 3);
+    assert.deepEqual(statements[0].params, ['n3', 'missing', 'n7', 'n12']);
+  });
+
+  it('keeps lookups apart that differ in any parameter, or in its type', async () => {
+    const { batches, statements } = batchesOnSqlite();
+    const sql = 'SELECT t.owner FROM t WHERE t.name = ? AND t.id = ?';
+    const rows = await Promise.all([batches.first(sql, ['n2', 2]), batches.first(sql, ['n2', '2']), batches.first(sql, ['n2', 3]), batches.first(sql, ['n2', 2])]);
+    assert.deepEqual(rows, [['owner of n2'], ['owner of n2'], undefined, ['owner of n2']]);
+    assert.deepEqual(statements[0].params, ['n2', 2, 'n2', '2', 'n2', 3]);
   });
 
   it('splits a burst into statements of at most MAX_BATCH lookups and keeps statements apart', async () => {

@@ -88,11 +88,23 @@ export class LookupBatches {
   private send(sql: string, batch: Waiting[]): void {
     const keyed = this.keyed.get(sql);
     if (keyed) return this.sendKeyed(keyed, batch);
-    const params = batch.length === 1 ? batch[0].params : batch.flatMap((w) => w.params);
-    this.answer(() => this.shape(sql, batch.length), params, batch, (rows) => {
-      const found: (ArrayRow | undefined)[] = new Array(batch.length);
+    // One part per distinct lookup: the same credential asked twice in a turn is read once.
+    const part = new Map<string, number>();
+    const partParams: unknown[][] = [];
+    const partOf = batch.map((w) => {
+      const key = batch.length === 1 ? '' : JSON.stringify(w.params);
+      let index = part.get(key);
+      if (index === undefined) {
+        part.set(key, (index = partParams.length));
+        partParams.push(w.params);
+      }
+      return index;
+    });
+    const params = partParams.length === 1 ? partParams[0] : partParams.flat();
+    this.answer(() => this.shape(sql, partParams.length), params, batch, (rows) => {
+      const found: (ArrayRow | undefined)[] = new Array(partParams.length);
       for (const row of rows) found[Number(row[0])] ??= row.slice(1);
-      return found;
+      return partOf.map((i) => found[i]);
     });
   }
 
