@@ -292,6 +292,38 @@ describe('personal access tokens and bearer authentication (seed §5.3, SPEC §5
     await t.settings({ ALLOW_OAUTH2_FOR_EXTERNAL_USERS: false });
   });
 
+  it("lists and counts, in every token list, what a user's cut-off left (a count across users is all tokens less the cut ones)", async () => {
+    const carl = basic('carl', 'Carl-pass-1');
+    const cora = basic('cora', 'Cora-pass-1');
+    const carlId = await t.createUser('carl', 'Carl-pass-1');
+    const coraId = await t.createUser('cora', 'Cora-pass-1');
+    for (let i = 0; i < 3; i++) await createToken(carl, { description: `cut ${i}` });
+    await t.http().delete(`/api/v2/users/${carlId}/tokens/`).set('Authorization', admin).expect(204);
+    // A cut-off is to the millisecond: the tokens after it are created in a later one.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const kept = [(await createToken(carl, { description: 'kept' })).id, (await createToken(carl, { description: 'kept' })).id];
+    const coras = [(await createToken(cora)).id, (await createToken(cora)).id];
+    const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM oauth2_access_token WHERE user_id = ?', [carlId]);
+    assert.equal(Number(n), 5, "the cut tokens' rows still wait for the clean-up");
+    const list = async (who: string, path: string) => {
+      const res = await t.http().get(path).set('Authorization', who).expect(200);
+      return { count: res.body.count as number, ids: (res.body.results as { id: number }[]).map((r) => r.id).sort((a, b) => a - b) };
+    };
+    assert.deepEqual(await list(admin, '/api/v2/tokens/?user__username__in=carl,cora&page_size=10'), { count: 4, ids: [...kept, ...coras] });
+    assert.deepEqual(await list(admin, '/api/v2/tokens/?user__username=carl'), { count: 2, ids: kept });
+    assert.deepEqual(await list(admin, '/api/v2/tokens/?description=cut+0'), { count: 0, ids: [] });
+    assert.deepEqual(await list(admin, `/api/v2/users/${carlId}/tokens/`), { count: 2, ids: kept });
+    assert.deepEqual(await list(admin, `/api/v2/users/${carlId}/personal_tokens/`), { count: 2, ids: kept });
+    assert.deepEqual(await list(carl, '/api/v2/tokens/'), { count: 2, ids: kept });
+    assert.deepEqual(await list(admin, `/api/v2/users/${coraId}/tokens/`), { count: 2, ids: coras });
+    const page = await t.http().get('/api/v2/tokens/?user__username__in=carl,cora&page_size=1&page=4').set('Authorization', admin).expect(200);
+    assert.equal(page.body.count, 4);
+    assert.deepEqual(page.body.results.map((r: { id: number }) => r.id), [Math.max(...kept, ...coras)]);
+    const all = await list(admin, '/api/v2/tokens/?page_size=200');
+    assert.equal(all.count, all.ids.length, 'the count across users is the rows listed');
+    assert.ok(kept.every((id) => all.ids.includes(id)) && !all.ids.some((id) => id < kept[0] && id > kept[0] - 4), 'no cut token is listed');
+  });
+
   it('refuses DELETE /api/v2/tokens/ to non-superusers and revokes every token for a superuser', async () => {
     const a = await createToken(alice);
     const b = await createToken(bob);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, SelectQueryBuilder } from 'typeorm';
 import { andThen, Awaitable } from '../common/awaitable';
+import { excludeRows } from '../common/list-query';
 import { limitedStatement, PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
@@ -86,8 +87,10 @@ export class TokensRepository {
   }
 
   /**
-   * The tokens a list shows, with user and application, but what a cut-off revoked. A user's personal or
-   * authorized tokens read the user's cut-off once: the count is a range on (user_id, application_id, id).
+   * The tokens a list shows, with user and application, but what a cut-off revoked. A list of one user's
+   * tokens reads the user's cut-off once, so its count is a range of the user's index; a list across users
+   * tests each token against its user's cut-off, and counts as all tokens less those a cut-off dropped
+   * (`excludeRows`).
    */
   async listQuery(where: FindOptionsWhere<AccessToken>, systemCutoff: Date | null): Promise<SelectQueryBuilder<AccessToken>> {
     const qb = this.dataSource
@@ -96,15 +99,21 @@ export class TokensRepository {
       .leftJoinAndSelect('t.user', 'q_t_user')
       .leftJoinAndSelect('t.application', 'q_t_application')
       .where(where);
-    if (typeof where.userId === 'number' && where.applicationId !== undefined) {
+    if (typeof where.userId === 'number') {
       const owner = await this.dataSource.getRepository(User).findOne({ select: { id: true, tokensRevokedBefore: true }, where: { id: where.userId } });
       if (owner?.tokensRevokedBefore) qb.andWhere('t.created > :userCutoff', { userCutoff: owner.tokensRevokedBefore });
     } else {
-      qb.andWhere('(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)');
+      excludeRows(
+        qb,
+        '(q_t_user.tokensRevokedBefore IS NULL OR t.created > q_t_user.tokensRevokedBefore)',
+        '(q_t_user.tokensRevokedBefore IS NOT NULL AND t.created <= q_t_user.tokensRevokedBefore)',
+      );
     }
-    // A user's personal or authorized tokens in id order come from (user_id, application_id, id); MySQL's
-    // planner otherwise intersects two indexes and sorts every one of the user's tokens (issue 21).
+    // A user's personal or authorized tokens in id order come from (user_id, application_id, id), all of a
+    // user's tokens from (user_id), whose entries end in the id; MySQL's planner otherwise intersects two
+    // indexes, or walks (user_id, application_id), and sorts every one of the user's tokens (issue 21).
     if (where.userId !== undefined && where.applicationId !== undefined) qb.useIndex('IDX_oauth2_access_token_user_application');
+    else if (typeof where.userId === 'number') qb.useIndex('IDX_oauth2_access_token_user_id');
     return systemCutoff ? qb.andWhere('t.created > :systemCutoff', { systemCutoff }) : qb;
   }
 
