@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# CPU time per request of the service process and of MariaDB (`mariadbd`), for two built trees side by side on
+# MariaDB, in interleaved rounds (issue 43). On a shared VM req/s moves ±30–50 % between rounds; the CPU a
+# request costs, read from /proc/PID/stat around each wrk run, moves far less, and shows the database's share,
+# which req/s hides (MariaDB runs on the same 2 cores as the service and wrk).
+#   bash bench/cpu-per-request.sh BASE_TREE NEW_TREE [ROUNDS (default 5)] [SECONDS (default 3)]
+# Each TREE is a built tree (its dist/). Needs wrk, Node.js 22 first on PATH, MariaDB at BENCH_MYSQL_URL's server
+# (root without a password on 127.0.0.1:3306 by default). Rows: ping, session, repeated basic, bearer, each with
+# one credential on all 32 connections, as `npm run bench` sends them.
+set -euo pipefail
+base=$(cd "$1" && pwd); new=$(cd "$2" && pwd); rounds=${3:-5}; seconds=${4:-3}
+work=$(mktemp -d); pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+mariadbd_pid=$(pgrep -x mariadbd | head -1)
+tick=$(getconf CLK_TCK)
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+declare -A url pid cookie token
+for build in base new; do
+  tree=$base; [ "$build" = new ] && tree=$new
+  db=svc_cpu_${build}_$$
+  mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
+  mkdir -p "$work/$build"
+  (cd "$work/$build"; PORT=0 HOST=127.0.0.1 DATA_DIR="$work/$build" ADMIN_PASSWORD=Prof-admin-pass-1 LOG_LEVEL=info \
+    DATABASE_URL="mysql://root@127.0.0.1:3306/$db" exec node "$tree/dist/src/main.js" > "$work/$build/log" 2>&1 < /dev/null) &
+  pid[$build]=$!; pids+=("$!")
+  for _ in $(seq 1 150); do grep -q '"event":"listening"' "$work/$build/log" && break; sleep 0.2; done
+  url[$build]=$(grep -o '"event":"listening","url":"[^"]*' "$work/$build/log" | sed 's/.*"url":"//; s/\/$//')
+  jar=$work/$build/jar
+  curl -s -c "$jar" -o /dev/null "${url[$build]}/api/login/"
+  csrf=$(awk '$6 == "csrftoken" {print $7}' "$jar")
+  curl -s -b "$jar" -c "$jar" -o /dev/null -H "X-CSRFToken: $csrf" -H "Referer: ${url[$build]}/api/login/" \
+    --data 'username=admin&password=Prof-admin-pass-1' "${url[$build]}/api/login/"
+  cookie[$build]="Cookie: $(awk '$6 != "csrftoken" && NF >= 7 {print $6 "=" $7}' "$jar" | paste -sd ';' -)"
+  token[$build]=$(curl -s -u admin:Prof-admin-pass-1 -X POST "${url[$build]}/api/v2/tokens/" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+done
+
+echo "CPU per request, mean of $rounds interleaved rounds of ${seconds}s (wrk -t1 -c32); service and mariadbd from /proc/PID/stat"
+results=$work/results
+for round in $(seq 1 "$rounds"); do
+  for row in ping session basic bearer; do
+    for build in base new; do
+      case $row in
+        ping) header="Accept: application/json"; path=/api/v2/ping/ ;;
+        session) header=${cookie[$build]}; path=/api/v2/me/ ;;
+        basic) header="Authorization: Basic $(printf admin:Prof-admin-pass-1 | base64)"; path=/api/v2/me/ ;;
+        bearer) header="Authorization: Bearer ${token[$build]}"; path=/api/v2/me/ ;;
+      esac
+      s1=$(cpu "${pid[$build]}"); m1=$(cpu "$mariadbd_pid")
+      out=$(wrk -t1 -c32 -d"${seconds}s" -H "$header" "${url[$build]}$path")
+      s2=$(cpu "${pid[$build]}"); m2=$(cpu "$mariadbd_pid")
+      if echo "$out" | grep -q 'Non-2xx'; then echo "$build $row: answers other than 2xx" >&2; exit 1; fi
+      n=$(echo "$out" | awk '/requests in/ {print $1}')
+      rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+      echo "$row $build $rps $(( (s2 - s1) * 1000000 / tick / n )) $(( (m2 - m1) * 1000000 / tick / n ))" >> "$results"
+    done
+  done
+done
+awk '{ k = $1 " " $2; n[k]++; rps[k] += $3; svc[k] += $4; db[k] += $5 }
+  END {
+    printf "%-8s %-5s %8s %12s %12s %10s %14s\n", "row", "build", "req/s", "service µs", "mariadbd µs", "total µs", "ping/total"
+    split("ping session basic bearer", rows, " ")
+    for (i = 1; i <= 4; i++) for (b = 0; b < 2; b++) {
+      build = b ? "new" : "base"; k = rows[i] " " build; p = "ping " build
+      total = (svc[k] + db[k]) / n[k]; pingTotal = (svc[p] + db[p]) / n[p]
+      printf "%-8s %-5s %8d %12d %12d %10d %14.2f\n", rows[i], build, rps[k] / n[k], svc[k] / n[k], db[k] / n[k], total, pingTotal / total
+    }
+  }' "$results"
+for build in base new; do mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS svc_cpu_${build}_$$"; done
