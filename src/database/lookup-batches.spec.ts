@@ -68,6 +68,7 @@ describe('LookupBatches', () => {
     const { batches } = batchesOnSqlite();
     await assert.rejects(batches.first('UPDATE t SET owner = ? WHERE id = 1', ['x']), /only a SELECT/);
   });
+
   it('answers lookups by one exact key with one IN statement over the distinct keys, each with its own row', async () => {
     const { batches, statements } = batchesOnSqlite();
     const names = ['n3', 'missing', 'n7', 'n3', 'n12', 'N7'];
