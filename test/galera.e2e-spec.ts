@@ -70,7 +70,16 @@ describe('three nodes on a 3-member Galera cluster', { skip: GALERA_PORTS.length
   it('100 racing logins spread over the nodes with SESSIONS_PER_USER=2 leave exactly the 2 newest', async () => {
     await request(nodes[0].url).patch('/api/v2/settings/authentication/').set('Authorization', admin).send({ SESSIONS_PER_USER: 2 }).expect(200);
     await request(nodes[0].url).post('/api/v2/users/').set('Authorization', admin).send({ username: 'racer', password: 'Racer-pass-1' }).expect(201);
-    await new Promise((r) => setTimeout(r, 1000)); // the setting reaches every node within a second
+    // Every node reloads its settings every 400 ms: wait until each one reads the new limit (at most 10 s).
+    for (const node of nodes) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const read = await request(node.url).get('/api/v2/settings/authentication/').set('Authorization', admin).expect(200);
+        if (read.body.SESSIONS_PER_USER === 2) break;
+        assert.ok(Date.now() < deadline, `${node.url} still reads SESSIONS_PER_USER ${read.body.SESSIONS_PER_USER}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
     const logins = await Promise.all(
       Array.from({ length: 100 }, (_, i) => {
         const csrf = randomBytes(32).toString('base64url');
