@@ -19,7 +19,9 @@ npm run lint --silent || { echo "lint failed: fix what eslint names above (npm r
 
 concurrency="${TEST_CONCURRENCY:-2}"
 mkdir -p test-output
-# run_suite: node's exit status and the verdict of scripts/test-verdict.js on its events (scripts/run-suite.sh).
+# run_suite (scripts/run-suite.sh): node's exit status (${PIPESTATUS[0]} of the `node --test | tee` pipe) and the
+# verdict of scripts/test-verdict.js on its events, where a cancelled test or a failed before/after hook is a
+# failure; test/test-runner.e2e-spec.ts proves a run with either fails.
 source scripts/run-suite.sh
 
 # plan_runs (scripts/test-plan.sh): the files of each pass, and a not_run line for each one left out.

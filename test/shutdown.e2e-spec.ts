@@ -6,26 +6,10 @@ import { DataSource } from 'typeorm';
 import { databaseOptions } from '../src/database/database-options';
 import { basic } from './support/test-app';
 import { createTestDatabase, TEST_DB, TestDatabase } from './support/test-db';
+import { eventsSince, logMarks } from './support/log-events';
 import { ServiceProcess, spawnService } from './support/service-process';
 
-const SHUTDOWN_EVENT = /"event":"shutdown","signal":"SIGTERM"/;
-
-/** Resolves when `test` holds, checked on every chunk `on` emits (and once at once); rejects after `ms`. */
-function until(what: string, on: (listener: () => void) => () => void, test: () => boolean, ms = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (test()) return resolve();
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, ms);
-    const off = on(() => {
-      if (!test()) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
+const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 
 /** SPEC §1: SIGTERM stops accepting, lets requests in flight finish, flushes batched writes and exits 0. */
 describe(`SIGTERM (${TEST_DB})`, () => {
@@ -57,10 +41,7 @@ describe(`SIGTERM (${TEST_DB})`, () => {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (answer += chunk));
     const closed = new Promise<void>((resolve) => socket!.once('close', () => resolve()));
-    const onData = (listener: () => void) => {
-      socket!.on('data', listener);
-      return () => socket!.off('data', listener);
-    };
+    const continued = new Promise<void>((resolve) => socket!.once('data', () => resolve()));
     socket.write(
       [
         'POST /api/v2/tokens/ HTTP/1.1',
@@ -74,24 +55,19 @@ describe(`SIGTERM (${TEST_DB})`, () => {
         '',
       ].join('\r\n'),
     );
-    await until('100 Continue', onData, () => answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n'));
+    await continued;
+    assert.equal(answer, CONTINUE, 'the server routed the request and waits for its body');
 
     const exited = new Promise<number | null>((resolve) => node.child.once('exit', (code) => resolve(code)));
+    const mark = logMarks([node]);
     node.child.kill('SIGTERM');
-    const onOutput = (listener: () => void) => {
-      node.child.stdout!.on('data', listener);
-      node.child.stderr!.on('data', listener);
-      return () => {
-        node.child.stdout!.off('data', listener);
-        node.child.stderr!.off('data', listener);
-      };
-    };
-    // spawnService's own listener pushes each chunk to node.output before this one runs.
-    await until('the shutdown event', onOutput, () => SHUTDOWN_EVENT.test(node.output.join('')));
+    const { shutdown } = await eventsSince([node], mark, ['shutdown'], 1);
+    assert.equal(shutdown, 1, 'the service logged its shutdown');
+    assert.match(node.output.join(''), /"event":"shutdown","signal":"SIGTERM"/);
     // The server is closing; the request it had already routed still gets its answer.
     socket.write(body);
     await closed;
-    const final = answer.slice('HTTP/1.1 100 Continue\r\n\r\n'.length);
+    const final = answer.slice(CONTINUE.length);
     assert.match(final, /^HTTP\/1\.1 201 /, `the request in flight was answered: ${final.split('\r\n')[0]}`);
     const token = JSON.parse(final.slice(final.indexOf('\r\n\r\n') + 4)) as { description: string };
     assert.equal(token.description, 'created while stopping');
