@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import fastifyCookie from '@fastify/cookie';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { setupOpenApi } from './api/openapi';
 import { AuthMetrics } from './common/auth-metrics';
+import { registerCookies } from './common/cookies';
 import { ApiRequest, apiResponseClass } from './common/api-response';
 import { BODY_LIMIT, bodyParsers, emptyBody, requestIdOf, requestMetrics, responseHeaderSets, trailingSlash } from './common/http-pipeline';
 import { HttpExceptionFilter } from './common/http-exception.filter';
@@ -40,7 +40,7 @@ export async function setupApp(nestApp: INestApplication): Promise<NestFastifyAp
   fastify.addHook('preHandler', emptyBody);
   fastify.addHook('onResponse', requestMetrics(app.get(AuthMetrics)));
   bodyParsers(fastify);
-  await app.register(fastifyCookie);
+  registerCookies(fastify);
   app.useGlobalFilters(new HttpExceptionFilter(config, app.get(DatabaseHealth)));
   setupOpenApi(app, config);
   return app;

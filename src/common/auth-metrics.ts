@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestLatency } from './request-latency';
 
 /**
  * Prometheus metrics of the authentication layer (prom-client). One registry per application
@@ -82,13 +83,7 @@ export class AuthMetrics {
     registers: [this.registry],
   });
 
-  readonly requestDuration = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'HTTP request latency',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
+  readonly requestDuration = new RequestLatency(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
 
   private liveSessionsSource?: () => Promise<number>;
   private expiringTokensSource?: () => Promise<number>;

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config';
 import { ApiRequest, HeaderSets, pathOf } from './api-response';
 import { BadRequest, UnsupportedMediaType } from './errors';
+import type { RequestLatency } from './request-latency';
 
 export const NO_CACHE = 'max-age=0, no-cache, no-store, must-revalidate, private';
 export const BODY_LIMIT = 1024 * 1024;
@@ -187,12 +188,12 @@ export function fieldNestedTooDeep(value: unknown): string | null {
 }
 
 /** Request latency by route pattern (never the concrete path, so ids do not explode the label set). */
-export function requestMetrics(metrics: { requestDuration: { observe(labels: Record<string, string>, v: number): void } }) {
+export function requestMetrics(metrics: { requestDuration: Pick<RequestLatency, 'record'> }) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     // A server-sent event stream lasts as long as the page stays open: not a latency worth a bucket.
     if (!String(reply.raw.getHeader('Content-Type') ?? '').startsWith('text/event-stream')) {
       const route = request.routeOptions.url ?? 'unmatched';
-      metrics.requestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      metrics.requestDuration.record(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     }
     done();
   };

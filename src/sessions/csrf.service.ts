@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PermissionDenied } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { SettingsService } from '../settings/settings.service';
+import { setCookie } from '../common/cookies';
 
 export const CSRF_COOKIE = 'csrftoken';
 
@@ -33,7 +34,7 @@ export class CsrfService {
   }
 
   setCookie(reply: FastifyReply, token: string): void {
-    reply.setCookie(CSRF_COOKIE, token, { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure, httpOnly: false });
+    setCookie(reply, CSRF_COOKIE, token, { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure, httpOnly: false });
   }
 
   enforce(req: FastifyRequest): void {

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { User } from '../users/user.entity';
 import { publicUserFields } from '../users/user.serializer';
+import { clearCookie, setCookie } from '../common/cookies';
 
 const SESSION_TOKEN = /^[A-Za-z0-9_-]+$/;
 
@@ -56,16 +57,16 @@ export class SessionCookies {
   writeLogin(reply: FastifyReply, user: User): void {
     reply.header('X-API-Session-Cookie-Name', this.name);
     const hint = { path: '/', sameSite: 'lax' as const, secure: this.config.csrfCookieSecure };
-    reply.setCookie('userLoggedIn', 'true', hint);
+    setCookie(reply, 'userLoggedIn', 'true', hint);
     // Percent-encoded (the cookie library's default), as AWX did with urllib.parse.quote(json, safe='').
-    reply.setCookie('current_user', JSON.stringify(publicUserFields(user)), hint);
+    setCookie(reply, 'current_user', JSON.stringify(publicUserFields(user)), hint);
   }
 
   clear(reply: FastifyReply): void {
     // Written by hand in AWX's attribute order: an epoch Expires and Max-Age=0.
     const secure = this.config.sessionCookieSecure ? '; Secure' : '';
     reply.header('Set-Cookie', `${this.name}=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${secure}`);
-    reply.setCookie('userLoggedIn', 'false', { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure });
-    reply.clearCookie('current_user', { path: '/' });
+    setCookie(reply, 'userLoggedIn', 'false', { path: '/', sameSite: 'lax', secure: this.config.csrfCookieSecure });
+    clearCookie(reply, 'current_user', { path: '/' });
   }
 }

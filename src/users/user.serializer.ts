@@ -1,3 +1,4 @@
+import { isoTime } from '../common/iso-time';
 import type { User } from './user.entity';
 
 export interface UserView {
@@ -32,8 +33,8 @@ export function serializeUser(user: User, view: UserView): Record<string, unknow
     summary_fields: {
       user_capabilities: { edit: canEditUser(view.viewer, user), delete: canDeleteUser(view.viewer, user) },
     },
-    created: user.created.toISOString(),
-    modified: user.modified.toISOString(),
+    created: isoTime(user.created),
+    modified: isoTime(user.modified),
     username: user.username,
     first_name: user.firstName,
     last_name: user.lastName,
@@ -42,7 +43,7 @@ export function serializeUser(user: User, view: UserView): Record<string, unknow
     is_superuser: user.isSuperuser,
     is_system_auditor: user.isSystemAuditor,
     password: '$encrypted$',
-    last_login: user.lastLogin ? user.lastLogin.toISOString() : null,
+    last_login: user.lastLogin ? isoTime(user.lastLogin) : null,
     external_account: user.externalAccount,
     ldap_dn: user.ldapDn ?? '',
     auth: view.auth ?? [],

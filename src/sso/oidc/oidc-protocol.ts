@@ -9,6 +9,7 @@ import { SsoFailure } from '../sso-failure';
 import type { SsoAttempt, SsoLogin, SsoProtocol, SsoRequest } from '../sso-protocol';
 import { SsoUsers } from '../sso-users.service';
 import { OidcLogin, OidcTransaction } from './oidc-login.service';
+import { clearCookie, setCookie } from '../../common/cookies';
 
 /** How long a started OIDC login waits for its callback (the binding cookie lives as long). */
 export const OIDC_TTL_SECONDS = 10 * 60;
@@ -56,7 +57,7 @@ export class OidcProtocol implements SsoProtocol {
     const { url, transaction } = await this.oidc.authorizationRequest(provider);
     const handle = randomBytes(32).toString('base64url');
     await this.store.add<PendingOidc>(`oidc:${this.store.digest(handle)}`, provider.key, { transaction, next: attempt.next }, OIDC_TTL_SECONDS, clientIp(req));
-    res.setCookie(OIDC_COOKIE, handle, {
+    setCookie(res, OIDC_COOKIE, handle, {
       httpOnly: true,
       sameSite: 'lax', // the provider sends the browser back with a top-level GET, which carries Lax cookies
       secure: this.config.sessionCookieSecure,
@@ -69,7 +70,7 @@ export class OidcProtocol implements SsoProtocol {
   /** The callback: only the browser holding the handle finds its transaction, once. */
   async complete(attempt: SsoAttempt, req: SsoRequest, res: FastifyReply, trace: RequestTrace): Promise<SsoLogin> {
     const handle = req.cookies?.[OIDC_COOKIE];
-    res.clearCookie(OIDC_COOKIE, { path: OIDC_COOKIE_PATH });
+    clearCookie(res, OIDC_COOKIE, { path: OIDC_COOKIE_PATH });
     const pending = typeof handle === 'string' && handle ? await this.store.take<PendingOidc>(`oidc:${this.store.digest(handle)}`) : null;
     if (!pending) throw new SsoFailure('no_transaction', 'no pending login for this browser');
     attempt.provider = pending.provider.slice('oidc:'.length);
