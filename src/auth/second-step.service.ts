@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
+import { clearCookie, setCookie } from '../common/cookies';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { clientIp } from '../common/client-ip';
 import { traceOf } from '../common/request-context';
@@ -9,7 +10,6 @@ import { CsrfService } from '../sessions/csrf.service';
 import { SessionLogin } from '../sessions/session-login.service';
 import type { User } from '../users/user.entity';
 import { renderSetupPage, renderVerifyPage } from './second-step-pages';
-import { clearCookie, setCookie } from '../common/cookies';
 
 /** The browser's handle on its pending login: HttpOnly, sent only to the second step's routes. */
 export const PENDING_COOKIE = 'mfa_pending';

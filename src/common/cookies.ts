@@ -1,4 +1,4 @@
-import { parseCookie, stringifySetCookie, type SerializeOptions } from 'cookie';
+import { parseCookie, parseSetCookie, stringifySetCookie, type SerializeOptions } from 'cookie';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 declare module 'fastify' {
@@ -27,19 +27,19 @@ export function registerCookies(fastify: FastifyInstance): void {
 /** What the plugin's `setCookie` took: SameSite=Lax unless told otherwise. */
 export type CookieOptions = SerializeOptions;
 
-/** The cookies this answer has set, by name, domain and path (a later one replaces an earlier one, as the plugin did). */
-const written = new WeakMap<FastifyReply, Map<string, string>>();
-
+/**
+ * Writes the cookie into the answer's Set-Cookie at once. A cookie of the same name, domain and path already in
+ * this answer is replaced, as the plugin did (it kept them in a Map until onSend): read from the header itself.
+ */
 export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions = {}): void {
   const line = stringifySetCookie(name, value, { sameSite: 'lax', ...options });
-  const key = `${name};${options.domain};${options.path || '/'}`;
-  let set = written.get(reply);
-  if (!set) written.set(reply, (set = new Map()));
-  const earlier = set.get(key);
-  set.set(key, line);
   const header = reply.getHeader('set-cookie');
   const lines = header === undefined ? [] : Array.isArray(header) ? header.map(String) : [String(header)];
-  const kept = earlier === undefined ? lines : lines.filter((l) => l !== earlier);
+  const path = options.path || '/';
+  const kept = lines.filter((l) => {
+    const earlier = parseSetCookie(l);
+    return earlier.name !== name || earlier.domain !== options.domain || (earlier.path || '/') !== path;
+  });
   reply.removeHeader('set-cookie');
   reply.header('set-cookie', [...kept, line]);
 }

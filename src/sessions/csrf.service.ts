@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { setCookie } from '../common/cookies';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PermissionDenied } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { SettingsService } from '../settings/settings.service';
-import { setCookie } from '../common/cookies';
 
 export const CSRF_COOKIE = 'csrftoken';
 

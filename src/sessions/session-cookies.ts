@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { clearCookie, setCookie } from '../common/cookies';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { User } from '../users/user.entity';
 import { publicUserFields } from '../users/user.serializer';
-import { clearCookie, setCookie } from '../common/cookies';
 
 const SESSION_TOKEN = /^[A-Za-z0-9_-]+$/;
 

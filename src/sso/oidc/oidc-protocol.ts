@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { clearCookie, setCookie } from '../../common/cookies';
 import { clientIp } from '../../common/client-ip';
 import type { RequestTrace } from '../../common/request-context';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -9,7 +10,6 @@ import { SsoFailure } from '../sso-failure';
 import type { SsoAttempt, SsoLogin, SsoProtocol, SsoRequest } from '../sso-protocol';
 import { SsoUsers } from '../sso-users.service';
 import { OidcLogin, OidcTransaction } from './oidc-login.service';
-import { clearCookie, setCookie } from '../../common/cookies';
 
 /** How long a started OIDC login waits for its callback (the binding cookie lives as long). */
 export const OIDC_TTL_SECONDS = 10 * 60;
