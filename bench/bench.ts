@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dryRunRow } from './maps-dry-run';
-import { ADMIN_PASSWORD, mysqlDatabase, personalToken, request, sessionCookie, startProcess, stop } from './support';
+import { ADMIN_PASSWORD, mysqlDatabase, personalToken, request, roundOrders, sessionCookie, startProcess, stop } from './support';
 
 /**
  * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
@@ -15,10 +15,10 @@ import { ADMIN_PASSWORD, mysqlDatabase, personalToken, request, sessionCookie, s
  * it, so a broken path cannot look fast.
  *
  * Every server is started first and all rows are measured in interleaved rounds (each row for
- * SECONDS / ROUNDS in every round); each row reports its median round, and each ratio is the median of
- * the ratios within a round (a row against the ping or the bare route measured seconds before it). On a
- * shared machine whose speed drifts over a minute, rows measured one after another compare different
- * machines.
+ * SECONDS / ROUNDS in every round, the rows of a round in a random order: see BENCH_ORDER); each row
+ * reports its median round, and each ratio is the median of the ratios within a round (a row against the
+ * ping, the bare route or the empty Nest app measured seconds before or after it). On a shared machine
+ * whose speed drifts over a minute, rows measured one after another compare different machines.
  *
  * BENCH_SECONDS (10 per row, in all), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
  * BENCH_THREADS (1), BENCH_DATABASES ("sqlite mysql"), BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306).
@@ -36,6 +36,14 @@ const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite mysql').split(/\s+/).f
  */
 const BASELINE = process.env.BENCH_BASELINE;
 const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
+/**
+ * BENCH_ORDER: "shuffled" (the default) measures the rows of each round in a new random order, so no row is
+ * always the first of its server or always follows the same other server's load; "fixed" keeps the listed
+ * order (servers one after another, ping first in each), which read every service's ping low (issue 43).
+ * BENCH_SEED fixes the shuffle (the run prints the seed it used).
+ */
+const ORDER = process.env.BENCH_ORDER === 'fixed' ? 'fixed' : 'shuffled';
+const SEED = Number(process.env.BENCH_SEED ?? Date.now() % 2 ** 31) >>> 0;
 
 interface Sample {
   rps: number;
@@ -131,7 +139,8 @@ async function main(): Promise<void> {
   const cleanups: Cleanup[] = [];
   try {
     const bare = await referenceTarget('bare node:http JSON route', 'bare-server.js', cleanups);
-    const targets = [bare, await referenceTarget('empty Nest app on Fastify (floor)', 'empty-nest-server.js', cleanups)];
+    const floor = await referenceTarget('empty Nest app on Fastify (floor)', 'empty-nest-server.js', cleanups);
+    const targets = [bare, floor];
     for (const kind of DATABASES) {
       if (BASELINE) targets.push(...(await serviceTargets(kind, 1, cleanups, BASELINE, 'base ')));
       targets.push(...(await serviceTargets(kind, 1, cleanups)));
@@ -140,8 +149,8 @@ async function main(): Promise<void> {
     if (DATABASES.includes('mysql')) targets.push(...(await serviceTargets('mysql', 2, cleanups)));
     for (const target of targets) await answersCorrectly(target);
     if (WARMUP > 0) for (const target of targets) await wrk(target, WARMUP);
-    for (let round = 0; round < ROUNDS; round++) for (const target of targets) target.samples.push(await wrk(target, ROUND_SECONDS));
-    report(targets, bare);
+    for (const order of roundOrders(targets, ROUNDS, ORDER, SEED)) for (const target of order) target.samples.push(await wrk(target, ROUND_SECONDS));
+    report(targets, bare, floor);
     // Issue 42: the maps' dry run over 1 000 stored logins, on each database.
     for (const kind of DATABASES) {
       const row = await dryRunRow(kind, join(__dirname, '..'));
@@ -163,20 +172,21 @@ async function answersCorrectly(target: Target): Promise<void> {
   }
 }
 
-function report(targets: Target[], bare: Target): void {
+function report(targets: Target[], bare: Target, floor: Target): void {
   console.log(
-    `wrk -t${THREADS} -c${CONNECTIONS}; ${WARMUP}s warm-up, then ${ROUNDS} interleaved rounds of ${ROUND_SECONDS}s per row, one run; ` +
+    `wrk -t${THREADS} -c${CONNECTIONS}; ${WARMUP}s warm-up, then ${ROUNDS} interleaved rounds of ${ROUND_SECONDS}s per row ` +
+      `(${ORDER === 'fixed' ? 'in the listed order' : `each in a random order, BENCH_SEED=${SEED}`}), one run; ` +
       'req/s and latency: the median round (spread: slowest and fastest round); ratios: the median of the ratios within a round; ' +
-      '"x2" rows: WEB_CONCURRENCY=2',
+      'vs floor: against the empty Nest app (what the service adds to the framework); "x2" rows: WEB_CONCURRENCY=2',
   );
-  console.log('path'.padEnd(48) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9) + '  spread');
+  console.log('path'.padEnd(48) + 'req/s'.padStart(10) + 'p50'.padStart(10) + 'p99'.padStart(10) + 'vs ping'.padStart(9) + 'vs bare'.padStart(9) + 'vs floor'.padStart(9) + '  spread');
   for (const target of targets) {
     const m = median(target);
     const ratio = target.ping ? medianRatio(target, target.ping).toFixed(2) : '';
     const rates = target.samples.map((s) => s.rps);
     console.log(
       target.label.padEnd(48) + m.rps.toFixed(0).padStart(10) + m.p50.padStart(10) + m.p99.padStart(10) + ratio.padStart(9) +
-        medianRatio(target, bare).toFixed(3).padStart(9) + `  ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
+        medianRatio(target, bare).toFixed(3).padStart(9) + (target === bare ? '' : medianRatio(target, floor).toFixed(3)).padStart(9) + `  ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
     );
   }
 }

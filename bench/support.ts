@@ -90,3 +90,23 @@ export async function mysqlDatabase(suffix = ''): Promise<{ url: string; drop():
   };
 }
 
+/** The rows of every round, in the order BENCH_ORDER gives (mulberry32 from SEED for the shuffle). */
+export function roundOrders<T>(items: T[], rounds: number, order: 'fixed' | 'shuffled', seed: number): T[][] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  return Array.from({ length: rounds }, () => {
+    const list = [...items];
+    if (order === 'fixed') return list;
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [list[i], list[j]] = [list[j], list[i]];
+    }
+    return list;
+  });
+}
