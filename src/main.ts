@@ -1,3 +1,5 @@
+// First: keeps nextTick's hidden class alive before anything else runs (common/tick-shape.ts).
+import './common/tick-shape';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
