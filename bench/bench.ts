@@ -39,8 +39,8 @@ const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 /**
  * BENCH_ORDER: "shuffled" (the default) measures the rows of each round in a new random order, so no row is
  * always the first of its server or always follows the same other server's load; "fixed" keeps the listed
- * order (servers one after another, ping first in each), which read every service's ping low (issue 43).
- * BENCH_SEED fixes the shuffle (the run prints the seed it used).
+ * order (servers one after another, ping first in each), kept to compare with runs before issue 43's fourth
+ * part. BENCH_SEED fixes the shuffle (the run prints the seed it used).
  */
 const ORDER = process.env.BENCH_ORDER === 'fixed' ? 'fixed' : 'shuffled';
 const SEED = Number(process.env.BENCH_SEED ?? Date.now() % 2 ** 31) >>> 0;

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { executionAsyncResource } from 'node:async_hooks';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { keptTick } from './tick-shape';
 
 /** A later tick's resource, as tick-shape.ts takes it. */
 function nextTickResource(): Promise<object> {
-  return new Promise((resolve) => process.nextTick(() => resolve(require('node:async_hooks').executionAsyncResource())));
+  return new Promise((resolve) => process.nextTick(() => resolve(executionAsyncResource())));
 }
 
 describe('tick-shape', () => {
