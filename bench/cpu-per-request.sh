@@ -6,24 +6,32 @@
 #   bash bench/cpu-per-request.sh BASE_TREE NEW_TREE [ROUNDS (default 5)] [SECONDS (default 3)]
 # Each TREE is a built tree (its dist/). Needs wrk, Node.js 22 first on PATH, MariaDB at BENCH_MYSQL_URL's server
 # (root without a password on 127.0.0.1:3306 by default). Rows: ping, session, repeated basic, bearer, each with
-# one credential on all 32 connections, as `npm run bench` sends them.
+# one credential on all 32 connections, as `npm run bench` sends them. CPU_DATABASE=sqlite: both on SQLite instead
+# (the database's column reads 0). At the end, what a process.nextTick costs each process (next-tick-cost.js,
+# preloaded; issue 43, fourth part: start-up could leave it several times slower).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+database=${CPU_DATABASE:-mysql}
 base=$(cd "$1" && pwd); new=$(cd "$2" && pwd); rounds=${3:-5}; seconds=${4:-3}
 work=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-mariadbd_pid=$(pgrep -x mariadbd | head -1)
+mariadbd_pid=
+[ "$database" = sqlite ] || mariadbd_pid=$(pgrep -x mariadbd | head -1)
 tick=$(getconf CLK_TCK)
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu() { if [ -n "$1" ]; then awk '{print $14 + $15}' "/proc/$1/stat"; else echo 0; fi; }
 
 declare -A url pid cookie token
 for build in base new; do
   tree=$base; [ "$build" = new ] && tree=$new
-  db=svc_cpu_${build}_$$
-  mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
+  db=svc_cpu_${build}_$$; database_url=
+  if [ "$database" != sqlite ]; then
+    mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
+    database_url="mysql://root@127.0.0.1:3306/$db"
+  fi
   mkdir -p "$work/$build"
-  (cd "$work/$build"; PORT=0 HOST=127.0.0.1 DATA_DIR="$work/$build" ADMIN_PASSWORD=Prof-admin-pass-1 LOG_LEVEL=info \
-    DATABASE_URL="mysql://root@127.0.0.1:3306/$db" exec node "$tree/dist/src/main.js" > "$work/$build/log" 2>&1 < /dev/null) &
+  (cd "$work/$build"; exec env PORT=0 HOST=127.0.0.1 DATA_DIR="$work/$build" ADMIN_PASSWORD=Prof-admin-pass-1 LOG_LEVEL=info \
+    ${database_url:+DATABASE_URL="$database_url"} node -r "$here/next-tick-cost.js" "$tree/dist/src/main.js" > "$work/$build/log" 2>&1 < /dev/null) &
   pid[$build]=$!; pids+=("$!")
   for _ in $(seq 1 150); do grep -q '"event":"listening"' "$work/$build/log" && break; sleep 0.2; done
   url[$build]=$(grep -o '"event":"listening","url":"[^"]*' "$work/$build/log" | sed 's/.*"url":"//; s/\/$//')
@@ -36,7 +44,7 @@ for build in base new; do
   token[$build]=$(curl -s -u admin:Prof-admin-pass-1 -X POST "${url[$build]}/api/v2/tokens/" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
 done
 
-echo "CPU per request, mean of $rounds interleaved rounds of ${seconds}s (wrk -t1 -c32); service and mariadbd from /proc/PID/stat"
+echo "CPU per request on $database, mean of $rounds interleaved rounds of ${seconds}s (wrk -t1 -c32); service and mariadbd from /proc/PID/stat"
 results=$work/results
 for round in $(seq 1 "$rounds"); do
   for row in ping session basic bearer; do
@@ -67,4 +75,9 @@ awk '{ k = $1 " " $2; n[k]++; rps[k] += $3; svc[k] += $4; db[k] += $5 }
       printf "%-8s %-5s %8d %12d %12d %10d %14.2f\n", rows[i], build, rps[k] / n[k], svc[k] / n[k], db[k] / n[k], total, pingTotal / total
     }
   }' "$results"
-for build in base new; do mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS svc_cpu_${build}_$$"; done
+for build in base new; do kill -USR2 "${pid[$build]}"; done
+sleep 2
+for build in base new; do echo "$build: $(grep -h '^nextTick' "$work/$build/log" || echo 'nextTick not measured')"; done
+if [ "$database" != sqlite ]; then
+  for build in base new; do mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS svc_cpu_${build}_$$"; done
+fi
