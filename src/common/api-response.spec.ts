@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createServer, get, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, connect } from 'node:net';
 import { ApiRequest, apiResponseClass } from './api-response';
+import { atTurnEnd } from './turn-end-flush';
 
 /** A real server on the response class, each path answering the way one kind of writer does. */
 const SETS = {
@@ -91,5 +92,120 @@ describe('ApiResponse: the headers every answer carries, appended as one block',
 
   it('refuses at start-up a header that could not be sent', () => {
     assert.throws(() => apiResponseClass({ ...SETS, api: [['X-Bad', 'a\r\nInjected: 1']] }), /Invalid character/);
+  });
+});
+
+describe('ApiResponse: answers ended in one turn go to their sockets at its end', () => {
+  type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+  let server: Server;
+  let port = 0;
+  let handle: Handler = () => undefined;
+  before(async () => {
+    server = createServer({ IncomingMessage: ApiRequest, ServerResponse: apiResponseClass(SETS) as unknown as typeof ServerResponse }, (req, res) => handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** Raw requests on one connection (pipelined when several): what came back once the server closed it. */
+  const exchange = (requests: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(requests.join('')));
+      let text = '';
+      socket.setEncoding('latin1').on('data', (d: string) => (text += d)).on('end', () => resolve(text)).on('error', reject);
+    });
+  const request = (path: string, close = false) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+  /** Each answer's body (its chunks joined when it was sent chunked). */
+  const bodies = (text: string) =>
+    text.split('HTTP/1.1 ').slice(1).map((answer) => {
+      const [head, body] = [answer.slice(0, answer.indexOf('\r\n\r\n')), answer.slice(answer.indexOf('\r\n\r\n') + 4)];
+      if (!/transfer-encoding: chunked/i.test(head)) return body;
+      let joined = '';
+      for (let at = 0, size = parseInt(body, 16); size > 0; size = parseInt(body.slice(at), 16)) {
+        const start = body.indexOf('\r\n', at) + 2;
+        joined += body.slice(start, start + size);
+        at = start + size + 2;
+      }
+      return joined;
+    });
+
+  it('reports the end at once, and Node.js applies it ("finish", the bytes) only at the end of the turn', async () => {
+    const seen: Record<string, unknown> = {};
+    handle = (_req, res) => {
+      let finished = false;
+      res.on('finish', () => (finished = true));
+      // Queued before the end: without the hold, "finish" (a nextTick after the write) would come first.
+      setImmediate(() => (seen.finishedBeforeTurnEnd = finished));
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end('{"a":1}');
+      seen.endedAtOnce = res.writableEnded;
+      seen.nodeFinishedAtOnce = res.finished;
+    };
+    const text = await exchange([request('/')]);
+    assert.deepEqual(bodies(text), ['{"a":1}']);
+    assert.deepEqual(seen, { endedAtOnce: true, nodeFinishedAtOnce: false, finishedBeforeTurnEnd: false });
+  });
+
+  it('keeps pipelined answers in order, each with its own body', async () => {
+    handle = (req, res) => {
+      const last = req.url === '/3';
+      res.writeHead(200, { 'content-type': 'text/plain', ...(last ? { connection: 'close' } : {}) }).end(`answer ${req.url}`);
+    };
+    assert.deepEqual(bodies(await exchange([request('/1'), request('/2'), request('/3', true)])), ['answer /1', 'answer /2', 'answer /3']);
+  });
+
+  it('answers a second end and a write after the end as Node.js does, without sending their bytes', async () => {
+    const errors: string[] = [];
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' }).end('first');
+      res.end('second', (err?: Error | null) => errors.push(`end: ${(err as NodeJS.ErrnoException | undefined)?.code ?? 'none'}`));
+      res.on('error', (err: NodeJS.ErrnoException) => errors.push(`error event: ${err.code}`));
+      res.write('third', (err?: Error | null) => errors.push(`write: ${(err as NodeJS.ErrnoException | undefined)?.code ?? 'none'}`));
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['first']);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(errors.includes('write: ERR_STREAM_WRITE_AFTER_END'), errors.join(', '));
+    assert.ok(errors.some((e) => e.startsWith('end: ERR_STREAM_')), errors.join(', '));
+  });
+
+  it('ends at once an answer whose head end() writes itself, and throws at once for a body end() refuses', async () => {
+    const seen: Record<string, unknown> = {};
+    handle = (_req, res) => {
+      assert.throws(() => res.writeHead(200, { connection: 'close' }).end(42 as never), { code: 'ERR_INVALID_ARG_TYPE' });
+      res.end('{}');
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['{}']);
+    handle = (_req, res) => {
+      res.setHeader('connection', 'close');
+      res.end('implicit');
+      seen.nodeFinishedAtOnce = res.finished;
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['implicit']);
+    assert.deepEqual(seen, { nodeFinishedAtOnce: true });
+  });
+});
+
+describe('atTurnEnd', () => {
+  it('runs the held actions in order at the end of the turn; one that throws is reported and the rest still run', async () => {
+    const order: string[] = [];
+    atTurnEnd(() => order.push('a'), () => order.push('a failed'));
+    atTurnEnd(() => {
+      throw new Error('b');
+    }, (err) => order.push(`b failed: ${(err as Error).message}`));
+    atTurnEnd(() => order.push('c'), () => order.push('c failed'));
+    assert.deepEqual(order, [], 'nothing runs before the turn ends');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['a', 'b failed: b', 'c']);
+  });
+
+  it('runs what a held action holds in a later turn, never drops it', async () => {
+    const order: string[] = [];
+    atTurnEnd(() => {
+      order.push('outer');
+      atTurnEnd(() => order.push('inner'), () => order.push('inner failed'));
+    }, () => order.push('outer failed'));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['outer']);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['outer', 'inner']);
   });
 });

@@ -1,4 +1,5 @@
-import { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import { atTurnEnd } from './turn-end-flush';
 
 /** The request as the server makes it: when it started (X-API-Total-Time) and its id (Fastify's `genReqId`). */
 export class ApiRequest extends IncomingMessage {
@@ -36,6 +37,8 @@ type Kind = 'api' | 'document' | 'docs';
  * of what the pipeline added to a ping (issue 43, docs/decisions.md "What every request pays, measured").
  * `_header` is the head Node.js built in writeHead and sends with the first body bytes; the pipeline test
  * pins every header on JSON answers, errors, pages and redirects, so a Node.js that changed it fails there.
+ * An answer's `end()` is held to the end of its turn of the event loop, so the answers of one turn reach
+ * their sockets together (common/turn-end-flush.ts; docs/decisions.md, issue 43's fifth part).
  */
 export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiRequest> {
   const names = new Set([...sets.api, ...sets.document, ...sets.docs, ...sets.apiPathOnly, ['X-API-Request-Id', ''], ['X-API-Total-Time', '']].map(([n]) => n.toLowerCase()));
@@ -50,8 +53,10 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     docs: [text(sets.docs), text([...sets.docs, ...sets.apiPathOnly])],
   };
 
-  return class ApiResponse extends ServerResponse<ApiRequest> {
+  class ApiResponse extends ServerResponse<ApiRequest> {
     declare _header: string | null;
+    /** `end()` was called and waits for the end of the turn (`writableEnded` says so already). */
+    endHeld = false;
 
     override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
       if (this.headersSent) return super.writeHead(statusCode, reason as string, headers);
@@ -71,7 +76,33 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
       this._header = `${head.slice(0, -2)}${idLine}${block}${totalLine}\r\n`;
       return this;
     }
-  };
+
+    /**
+     * An answer whose head is written ends at the end of this turn of the event loop, with the others ended in
+     * it (common/turn-end-flush.ts). What comes after a held end (another end, a write) waits behind it, so
+     * Node.js answers it as it would have: ERR_STREAM_ALREADY_FINISHED, ERR_STREAM_WRITE_AFTER_END.
+     */
+    override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
+      if (!this.endHeld && !(this.headersSent && endable(chunk))) return super.end(chunk as never, encoding as never, callback as never);
+      this.endHeld = true;
+      atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
+      return this;
+    }
+
+    override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+      if (!this.endHeld) return super.write(chunk as never, encoding as never, callback as never);
+      atTurnEnd(() => super.write(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
+      return false;
+    }
+  }
+  // Public state follows the calls (Fastify's `reply.sent` reads `writableEnded`); Node.js's own steps read `finished`.
+  const nodeEnded = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, 'writableEnded')!.get!;
+  Object.defineProperty(ApiResponse.prototype, 'writableEnded', {
+    get(this: ApiResponse) {
+      return this.endHeld || nodeEnded.call(this);
+    },
+  });
+  return ApiResponse;
 
   function kindOf(res: ServerResponse, given: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined, path: string): Kind {
     let type: unknown = res.getHeader('content-type');
@@ -85,6 +116,11 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     const pairs = [...sets[kind], ...(apiPath ? sets.apiPathOnly : [])];
     return text(pairs.filter(([n]) => !taken.has(n.toLowerCase())));
   }
+}
+
+/** A body `end()` takes without throwing (or its callback in its place): only those wait, the rest throws now. */
+function endable(chunk: unknown): boolean {
+  return chunk === undefined || chunk === null || typeof chunk === 'string' || typeof chunk === 'function' || chunk instanceof Uint8Array;
 }
 
 /** The names among `ours` the route set itself (in writeHead's headers or with setHeader), or null if none. */
