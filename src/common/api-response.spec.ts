@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createServer, get, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { ApiRequest, apiResponseClass } from './api-response';
-import { atTurnEnd } from './turn-end-flush';
+import { atTurnEnd, runHeldNow } from './turn-end-flush';
 
 /** A real server on the response class, each path answering the way one kind of writer does. */
 const SETS = {
@@ -95,7 +95,7 @@ describe('ApiResponse: the headers every answer carries, appended as one block',
   });
 });
 
-describe('ApiResponse: answers ended in one turn go to their sockets at its end', () => {
+describe('ApiResponse: answers ended in one turn go to their sockets at its end', { timeout: 10_000 }, () => {
   type Handler = (req: IncomingMessage, res: ServerResponse) => void;
   let server: Server;
   let port = 0;
@@ -107,10 +107,13 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  /** Raw requests on one connection (pipelined when several): what came back once the server closed it. */
-  const exchange = (requests: string[]) =>
+  /**
+   * Raw requests on one connection (pipelined when several): what came back once the server closed it.
+   * `halfClose`: the client ends its side with the last request (request and FIN together, as `nc -N` does).
+   */
+  const exchange = (requests: string[], halfClose = false) =>
     new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(requests.join('')));
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: halfClose }, () => (halfClose ? socket.end(requests.join('')) : socket.write(requests.join(''))));
       let text = '';
       socket.setEncoding('latin1').on('data', (d: string) => (text += d)).on('end', () => resolve(text)).on('error', reject);
     });
@@ -182,9 +185,60 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
     assert.deepEqual(bodies(await exchange([request('/')])), ['implicit']);
     assert.deepEqual(seen, { nodeFinishedAtOnce: true });
   });
+  // Where Node.js wrote an ended answer before the socket went, the held answer goes first (review of bdf5bdc).
+  it('answers a client that ends its side with its request, the answer ended in a check phase (a batched lookup)', async () => {
+    handle = (_req, res) => setImmediate(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"late":1}'));
+    for (let i = 0; i < 3; i++) assert.deepEqual(bodies(await exchange([request('/')], true)), ['{"late":1}']);
+  });
+
+  it('sends an answer ended, then destroyed (the response or its socket), before the socket goes', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('then destroyed');
+      res.destroy();
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['then destroyed']);
+    handle = (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('socket destroyed');
+      req.socket.destroy();
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['socket destroyed']);
+  });
+
+  it('throws at the caller for a write Node.js refuses after a held end, and for a length it must check', async () => {
+    const thrown: string[] = [];
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' }).end('ended');
+      for (const chunk of [42, null, undefined, {}]) {
+        try {
+          res.write(chunk as never);
+        } catch (err) {
+          thrown.push((err as NodeJS.ErrnoException).code ?? 'no code');
+        }
+      }
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['ended']);
+    assert.deepEqual(thrown, ['ERR_INVALID_ARG_TYPE', 'ERR_STREAM_NULL_VALUES', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE']);
+    handle = (_req, res) => {
+      res.strictContentLength = true;
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2', connection: 'close' });
+      assert.throws(() => res.end('three'), { code: 'ERR_HTTP_CONTENT_LENGTH_MISMATCH' });
+      res.end('ok');
+    };
+    assert.deepEqual(bodies(await exchange([request('/')])), ['ok']);
+  });
 });
 
-describe('atTurnEnd', () => {
+describe('atTurnEnd', { timeout: 10_000 }, () => {
+  it('runHeldNow runs what is held at once, in order, and the turn end finds nothing left', async () => {
+    const order: string[] = [];
+    atTurnEnd(() => order.push('a'), () => order.push('a failed'));
+    atTurnEnd(() => order.push('b'), () => order.push('b failed'));
+    runHeldNow();
+    assert.deepEqual(order, ['a', 'b']);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['a', 'b']);
+  });
+
   it('runs the held actions in order at the end of the turn; one that throws is reported and the rest still run', async () => {
     const order: string[] = [];
     atTurnEnd(() => order.push('a'), () => order.push('a failed'));

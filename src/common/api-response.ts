@@ -1,5 +1,6 @@
 import { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
-import { atTurnEnd } from './turn-end-flush';
+import type { Socket } from 'node:net';
+import { atTurnEnd, runHeldNow } from './turn-end-flush';
 
 /** The request as the server makes it: when it started (X-API-Total-Time) and its id (Fastify's `genReqId`). */
 export class ApiRequest extends IncomingMessage {
@@ -80,19 +81,28 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     /**
      * An answer whose head is written ends at the end of this turn of the event loop, with the others ended in
      * it (common/turn-end-flush.ts). What comes after a held end (another end, a write) waits behind it, so
-     * Node.js answers it as it would have: ERR_STREAM_ALREADY_FINISHED, ERR_STREAM_WRITE_AFTER_END.
+     * Node.js answers it as it would have: ERR_STREAM_ALREADY_FINISHED, ERR_STREAM_WRITE_AFTER_END. A body
+     * Node.js refuses, or a length it must check (`strictContentLength`), is not held: it throws at the caller.
      */
     override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
-      if (!this.endHeld && !(this.headersSent && endable(chunk))) return super.end(chunk as never, encoding as never, callback as never);
+      if (!this.endHeld && !(this.headersSent && endable(chunk) && !this.strictContentLength)) return super.end(chunk as never, encoding as never, callback as never);
       this.endHeld = true;
+      flushBeforeSocketEnds(this.socket);
       atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
       return this;
     }
 
     override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-      if (!this.endHeld) return super.write(chunk as never, encoding as never, callback as never);
+      // Node.js checks the chunk's type before anything else: one it refuses throws here, held end or not.
+      if (!this.endHeld || !(typeof chunk === 'string' || chunk instanceof Uint8Array)) return super.write(chunk as never, encoding as never, callback as never);
       atTurnEnd(() => super.write(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
       return false;
+    }
+
+    /** Ended, then destroyed: the answer is sent first, as Node.js sent it (before `destroyed` stops writes). */
+    override destroy(error?: Error): this {
+      if (this.endHeld && !this.finished) runHeldNow();
+      return super.destroy(error);
     }
   }
   // Public state follows the calls (Fastify's `reply.sent` reads `writableEnded`); Node.js's own steps read `finished`.
@@ -116,6 +126,29 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     const pairs = [...sets[kind], ...(apiPath ? sets.apiPathOnly : [])];
     return text(pairs.filter(([n]) => !taken.has(n.toLowerCase())));
   }
+}
+
+const FLUSHES_FIRST = Symbol('flushesHeldFirst');
+type HoldingSocket = Socket & { [FLUSHES_FIRST]?: true };
+
+/**
+ * Where Node.js would have written an ended answer before the socket went, the held answers are written first,
+ * from hooks set once per connection: a client that ends its side (a request, then FIN: `nc -N`,
+ * `shutdown(SHUT_WR)`) is answered by Node.js closing the socket in the poll phase that reads it
+ * (`socketOnEnd`, httpAllowHalfOpen false), so a listener runs ahead of Node's; and code that destroys the
+ * socket right after `end()` (`server.closeAllConnections()`, a route's `req.socket.destroy()`) goes through
+ * this socket's own `destroy`, which flushes before Node's.
+ */
+function flushBeforeSocketEnds(socket: Socket | null): void {
+  const holding = socket as HoldingSocket | null;
+  if (!holding || holding[FLUSHES_FIRST]) return;
+  holding[FLUSHES_FIRST] = true;
+  holding.prependListener('end', runHeldNow);
+  const destroy = holding.destroy;
+  holding.destroy = function (this: Socket, error?: Error) {
+    runHeldNow();
+    return destroy.call(this, error);
+  };
 }
 
 /** A body `end()` takes without throwing (or its callback in its place): only those wait, the rest throws now. */

@@ -5,6 +5,10 @@
  * between the reads: on this 2-core VM a socket write that must wake the client's thread cost 15–40 µs of
  * system time, and answers written in one burst wake it once (issue 43, fifth part; Netty's
  * FlushConsolidationHandler does the same, flushing once the read loop is done).
+ * Work held during a check phase itself (SQLite's lookups answer in LookupBatches' setImmediate) runs in the
+ * next one, after the next poll phase: what that phase reads that cannot wait (a client's end of stream, which
+ * Node.js answers by closing the socket) calls `runHeldNow()` first. The held work runs in the async context
+ * of the first work held in its turn (one setImmediate serves them all).
  */
 let actions: (() => void)[] = [];
 let failures: ((err: unknown) => void)[] = [];
@@ -28,4 +32,9 @@ function runHeld(): void {
       failed[i](err);
     }
   }
+}
+
+/** Runs what is held now, in order (before a socket that holds answers is ended or destroyed). */
+export function runHeldNow(): void {
+  if (actions.length) runHeld();
 }
