@@ -5,6 +5,8 @@ import { createConnection } from 'mysql2/promise';
 /** What both benchmarks share: a started service process, plain HTTP requests, and the admin's credentials. */
 export const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 export const ADMIN_PASSWORD = 'Bench-admin-pass-1';
+/** The one token the floor app's in-memory bearer strategy admits (empty-nest-server.ts). */
+export const FLOOR_TOKEN = 'floor-bench-token-0123456789abcdef';
 
 export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
