@@ -145,9 +145,9 @@ function flushBeforeSocketEnds(socket: Socket | null): void {
   holding[FLUSHES_FIRST] = true;
   holding.prependListener('end', runHeldNow);
   const destroy = holding.destroy;
-  holding.destroy = function (this: Socket, error?: Error) {
+  holding.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
     runHeldNow();
-    return destroy.call(this, error);
+    return destroy.apply(this, args);
   };
 }
 
