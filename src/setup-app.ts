@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from './config/app-config';
 import { setupOpenApi } from './api/openapi';
 import { AuthMetrics } from './common/auth-metrics';
 import { registerCookies } from './common/cookies';
-import { ApiRequest, apiResponseClass } from './common/api-response';
+import { ApiRequest, apiResponseClass, sendHeldEndsOn } from './common/api-response';
 import { BODY_LIMIT, bodyParsers, emptyBody, requestIdOf, requestMetrics, responseHeaderSets, trailingSlash } from './common/http-pipeline';
 import { HttpExceptionFilter } from './common/http-exception.filter';
 import { DatabaseHealth } from './database/database-health';
@@ -36,6 +36,7 @@ export async function setupApp(nestApp: INestApplication): Promise<NestFastifyAp
   const app = nestApp as NestFastifyApplication;
   const config = app.get<AppConfig>(APP_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
+  sendHeldEndsOn(fastify.server);
   fastify.addHook('onRequest', trailingSlash);
   fastify.addHook('preHandler', emptyBody);
   fastify.addHook('onResponse', requestMetrics(app.get(AuthMetrics)));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createServer, get, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo, connect } from 'node:net';
-import { ApiRequest, apiResponseClass } from './api-response';
+import { AddressInfo, connect, Socket } from 'node:net';
+import { ApiRequest, apiResponseClass, sendHeldEndsOn } from './api-response';
 import { atTurnEnd, runHeldNow } from './turn-end-flush';
 
 /** A real server on the response class, each path answering the way one kind of writer does. */
@@ -102,6 +102,12 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
   let handle: Handler = () => undefined;
   before(async () => {
     server = createServer({ IncomingMessage: ApiRequest, ServerResponse: apiResponseClass(SETS) as unknown as typeof ServerResponse }, (req, res) => handle(req, res));
+    // As Fastify's server is (fastify.js: its clientError handler writes the error answer, then destroys), then setupApp.
+    server.on('clientError', (err: Error, socket: Socket) => {
+      if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}');
+      socket.destroy(err);
+    });
+    sendHeldEndsOn(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -118,6 +124,7 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
       socket.setEncoding('latin1').on('data', (d: string) => (text += d)).on('end', () => resolve(text)).on('error', reject);
     });
   const request = (path: string, close = false) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+  const statuses = (text: string) => text.split('HTTP/1.1 ').slice(1).map((answer) => answer.slice(0, 3));
   /** Each answer's body (its chunks joined when it was sent chunked). */
   const bodies = (text: string) =>
     text.split('HTTP/1.1 ').slice(1).map((answer) => {
@@ -191,6 +198,65 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
     for (let i = 0; i < 3; i++) assert.deepEqual(bodies(await exchange([request('/')], true)), ['{"late":1}']);
   });
 
+  // Second review of the held end (5a06183): each of these failed before sendHeldEndsOn.
+  it('answers every pipelined request of a client that ends its side, ended in a check phase or later', async () => {
+    const pipelined = [request('/1'), request('/2'), request('/3')];
+    const answer = (req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`late ${req.url}`);
+    handle = (req, res) => setImmediate(() => answer(req, res));
+    for (let i = 0; i < 3; i++) assert.deepEqual(bodies(await exchange(pipelined, true)), ['late /1', 'late /2', 'late /3']);
+    // Later than the client's end of stream: by default Node.js ends the socket when it reads it, even on stock responses.
+    handle = (req, res) => setTimeout(() => answer(req, res), 20);
+    assert.deepEqual(bodies(await exchange(pipelined, true)), ['late /1', 'late /2', 'late /3']);
+  });
+
+  it('writes the held answers of a connection before the error answer to a malformed request read after them', async () => {
+    handle = (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('well formed');
+    const text = await exchange([request('/'), 'NOT HTTP AT ALL\r\n\r\n']);
+    assert.deepEqual(statuses(text), ['200', '400']);
+    assert.deepEqual(bodies(text)[0], 'well formed');
+    // Stock Node.js sends the same for two pipelined requests before the malformed one: the second answer, queued
+    // behind the first until its "finish", goes with the destroyed connection (probed on Node.js 22).
+    assert.deepEqual(statuses(await exchange([request('/'), request('/'), 'NOT HTTP AT ALL\r\n\r\n'])), ['200', '400']);
+  });
+
+  it('lets closeIdleConnections (server.close, the SIGTERM drain) close a connection whose answer was ended this turn', async () => {
+    const seen: Record<string, unknown> = {};
+    // Ended in a check phase, after the request was read in full: the connection is idle but for the held end.
+    handle = (req, res) =>
+      setImmediate(() => {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('then closed');
+        server.closeIdleConnections();
+        seen.destroyed = req.socket.destroyed;
+      });
+    assert.deepEqual(bodies(await exchange([request('/')])), ['then closed']);
+    assert.deepEqual(seen, { destroyed: true });
+  });
+
+  it('throws at the caller, as Node.js does, for a body on an answer that has none and for an unknown encoding', async () => {
+    const thrown: string[] = [];
+    const strict = createServer({ ServerResponse: apiResponseClass(SETS) as unknown as typeof ServerResponse, rejectNonStandardBodyWrites: true }, (req, res) => {
+      try {
+        res.writeHead(req.url === '/204' ? 204 : 200, { connection: 'close' }).end(req.url === '/encoding' ? 'xx' : 'body', (req.url === '/encoding' ? 'nope' : undefined) as never);
+        thrown.push('none');
+      } catch (err) {
+        thrown.push((err as NodeJS.ErrnoException).code ?? 'no code');
+        res.destroy();
+      }
+    });
+    await new Promise<void>((resolve) => strict.listen(0, '127.0.0.1', resolve));
+    try {
+      for (const head of ['HEAD / HTTP/1.1', 'GET /204 HTTP/1.1', 'GET /encoding HTTP/1.1']) {
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect({ port: (strict.address() as AddressInfo).port, host: '127.0.0.1' }, () => socket.write(`${head}\r\nHost: x\r\n\r\n`));
+          socket.resume().on('close', () => resolve()).on('error', reject);
+        });
+      }
+    } finally {
+      await new Promise<void>((resolve) => strict.close(() => resolve()));
+    }
+    assert.deepEqual(thrown, ['ERR_HTTP_BODY_NOT_ALLOWED', 'ERR_HTTP_BODY_NOT_ALLOWED', 'ERR_UNKNOWN_ENCODING']);
+  });
+
   it('sends an answer ended, then destroyed (the response or its socket), before the socket goes', async () => {
     handle = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('then destroyed');
@@ -249,6 +315,21 @@ describe('atTurnEnd', { timeout: 10_000 }, () => {
     assert.deepEqual(order, [], 'nothing runs before the turn ends');
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(order, ['a', 'b failed: b', 'c']);
+  });
+
+  it('runHeldNow from inside a held action goes on with that run first, then what the action held', async () => {
+    const order: string[] = [];
+    const failed = (name: string) => () => order.push(`${name} failed`);
+    atTurnEnd(() => {
+      order.push('a');
+      atTurnEnd(() => order.push('held by a'), failed('held by a'));
+      runHeldNow();
+    }, failed('a'));
+    atTurnEnd(() => order.push('b'), failed('b'));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['a', 'b', 'held by a']);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['a', 'b', 'held by a']);
   });
 
   it('runs what a held action holds in a later turn, never drops it', async () => {

@@ -1,4 +1,4 @@
-import { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, OutgoingMessage, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
+import { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, OutgoingMessage, Server, ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Socket } from 'node:net';
 import { atTurnEnd, runHeldNow } from './turn-end-flush';
 
@@ -56,6 +56,7 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
 
   class ApiResponse extends ServerResponse<ApiRequest> {
     declare _header: string | null;
+    declare _hasBody: boolean;
     /** `end()` was called and waits for the end of the turn (`writableEnded` says so already). */
     endHeld = false;
 
@@ -81,11 +82,13 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     /**
      * An answer whose head is written ends at the end of this turn of the event loop, with the others ended in
      * it (common/turn-end-flush.ts). What comes after a held end (another end, a write) waits behind it, so
-     * Node.js answers it as it would have: ERR_STREAM_ALREADY_FINISHED, ERR_STREAM_WRITE_AFTER_END. A body
-     * Node.js refuses, or a length it must check (`strictContentLength`), is not held: it throws at the caller.
+     * Node.js answers it as it would have: ERR_STREAM_ALREADY_FINISHED, ERR_STREAM_WRITE_AFTER_END. What
+     * Node.js may refuse is not held, so that it throws at the caller: a body of a type it does not take, an
+     * encoding it does not know, a body on an answer that has none (HEAD, 204, 304 with
+     * `rejectNonStandardBodyWrites`), a length it must check (`strictContentLength`).
      */
     override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
-      if (!this.endHeld && !(this.headersSent && endable(chunk) && !this.strictContentLength)) return super.end(chunk as never, encoding as never, callback as never);
+      if (!this.endHeld && !(this.headersSent && endable(chunk, encoding) && (this._hasBody || !chunk) && !this.strictContentLength)) return super.end(chunk as never, encoding as never, callback as never);
       this.endHeld = true;
       flushBeforeSocketEnds(this.socket);
       atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
@@ -128,14 +131,38 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
   }
 }
 
+/**
+ * What the server whose answers are ApiResponses does so that a held end is sent where Node.js sent an ended
+ * answer (setupApp, on Fastify's server; second review of the held end):
+ * - a client that ends its side (request and FIN together) is answered in full, then closed: Node.js's
+ *   `httpAllowHalfOpen` marks the last answer queued and closes after it, where by default `socketOnEnd` ends
+ *   the socket at once, which lost every pipelined answer after the first once they were held, and loses a
+ *   slower answer even on stock Node.js (the client asked for it and is still reading);
+ * - a malformed request read after a held end: that connection's held answers go before the server's error
+ *   answer (Fastify's clientError handler writes its 400/408/431 to the socket, then destroys it); Fastify's
+ *   server always has that handler, so this listener does not take Node.js's default answer away;
+ * - `closeIdleConnections()` (`server.close()`, SIGTERM's drain) skips a connection whose answer is not
+ *   `finished`: what is held is run first, so a connection whose answer was ended this turn is idle, as it was.
+ */
+export function sendHeldEndsOn(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.prependListener('clientError', runHeldNow);
+  const closeIdle = server.closeIdleConnections;
+  server.closeIdleConnections = function (this: Server) {
+    runHeldNow();
+    closeIdle.call(this);
+  };
+}
+
 const FLUSHES_FIRST = Symbol('flushesHeldFirst');
 type HoldingSocket = Socket & { [FLUSHES_FIRST]?: true };
 
 /**
  * Where Node.js would have written an ended answer before the socket went, the held answers are written first,
  * from hooks set once per connection: a client that ends its side (a request, then FIN: `nc -N`,
- * `shutdown(SHUT_WR)`) is answered by Node.js closing the socket in the poll phase that reads it
- * (`socketOnEnd`, httpAllowHalfOpen false), so a listener runs ahead of Node's; and code that destroys the
+ * `shutdown(SHUT_WR)`) is answered by Node.js closing the socket in the poll phase that reads it on a server
+ * without `sendHeldEndsOn` (`socketOnEnd`, httpAllowHalfOpen false), so a listener runs ahead of Node's (with
+ * it, the listener only sends them a turn sooner); and code that destroys the
  * socket right after `end()` (`server.closeAllConnections()`, a route's `req.socket.destroy()`) goes through
  * this socket's own `destroy`, which flushes before Node's.
  */
@@ -151,9 +178,11 @@ function flushBeforeSocketEnds(socket: Socket | null): void {
   };
 }
 
-/** A body `end()` takes without throwing (or its callback in its place): only those wait, the rest throws now. */
-function endable(chunk: unknown): boolean {
-  return chunk === undefined || chunk === null || typeof chunk === 'string' || typeof chunk === 'function' || chunk instanceof Uint8Array;
+/** A body and encoding `end()` takes without throwing (or its callback in their place): only those wait. */
+function endable(chunk: unknown, encoding: unknown): boolean {
+  const body = chunk === undefined || chunk === null || typeof chunk === 'string' || typeof chunk === 'function' || chunk instanceof Uint8Array;
+  // As the socket's write checks it (Writable: a falsy encoding is the default one).
+  return body && (!encoding || typeof encoding === 'function' || encoding === 'buffer' || (typeof encoding === 'string' && Buffer.isEncoding(encoding)));
 }
 
 /** The names among `ours` the route set itself (in writeHead's headers or with setHeader), or null if none. */

@@ -10,31 +10,57 @@
  * Node.js answers by closing the socket) calls `runHeldNow()` first. The held work runs in the async context
  * of the first work held in its turn (one setImmediate serves them all).
  */
-let actions: (() => void)[] = [];
-let failures: ((err: unknown) => void)[] = [];
+interface Held {
+  action: () => void;
+  failed: (err: unknown) => void;
+}
+/** What is held, in order; `next` is the first not yet run (a run in progress, or a nested `runHeldNow()`). */
+let held: Held[] = [];
+let next = 0;
+let scheduled = false;
 
 /** Runs `action` at the end of this turn, after what was held before it; `failed` hears what it throws. */
 export function atTurnEnd(action: () => void, failed: (err: unknown) => void): void {
-  failures.push(failed);
-  if (actions.push(action) === 1) setImmediate(runHeld);
+  held.push({ action, failed });
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(runAtTurnEnd);
+  }
 }
 
-/** One action's error is its own: the rest of the turn's actions still run, and the process stays up. */
-function runHeld(): void {
-  const run = actions;
-  const failed = failures;
-  actions = [];
-  failures = [];
-  for (let i = 0; i < run.length; i++) {
-    try {
-      run[i]();
-    } catch (err) {
-      failed[i](err);
-    }
+/** The turn's end runs what was held before it; what its actions hold waits for the next turn's end. */
+function runAtTurnEnd(): void {
+  scheduled = false;
+  runUpTo(held.length);
+  if (held.length > next) {
+    held = held.slice(next);
+    next = 0;
+    scheduled = true;
+    setImmediate(runAtTurnEnd);
   }
 }
 
 /** Runs what is held now, in order (before a socket that holds answers is ended or destroyed). */
 export function runHeldNow(): void {
-  if (actions.length) runHeld();
+  runUpTo(held.length);
+}
+
+/**
+ * One action's error is its own: the rest still run, and the process stays up. One queue and one cursor, so
+ * that a `runHeldNow()` from inside an action (a socket destroyed by an answer's end) goes on with this run's
+ * rest before what its actions held since, never ahead of it.
+ */
+function runUpTo(end: number): void {
+  while (next < end && next < held.length) {
+    const { action, failed } = held[next++];
+    try {
+      action();
+    } catch (err) {
+      failed(err);
+    }
+  }
+  if (next === held.length) {
+    held = [];
+    next = 0;
+  }
 }
