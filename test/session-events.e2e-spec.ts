@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { connect } from 'node:net';
 import { SessionWatcher } from '../src/sessions/session-watcher.service';
 import { ADMIN_PASSWORD, startTestApp, TestApp } from './support/test-app';
 import { browserLogin } from './support/browser-login';
@@ -141,5 +142,27 @@ describe('session events (server-sent events)', () => {
     assert.match(metrics.text, /svc_http_request_duration_seconds_count\{[^}]*route="\/api\/v2\/me\/sessions"/);
     assert.match(metrics.text, /route="\/api\/v2\/me\/session\/events",status="401"/, 'refusals are still measured');
     assert.doesNotMatch(metrics.text, /route="\/api\/v2\/me\/session\/events",status="200"/);
+  });
+
+  // The server is half-open (sendHeldEndsOn): a stream must still hear a client that ends its side at once,
+  // not at the heartbeat's failed write (third review of the held end).
+  it('forgets a stream whose client closes it (its FIN), before any heartbeat', async () => {
+    const { session } = await browserLogin(t, 'alice', 'Alice-pass-1');
+    const watcher = t.app.get(SessionWatcher);
+    const watchingBefore = watcher.watching;
+    const { hostname, port } = new URL(t.url);
+    const socket = connect({ host: hostname, port: Number(port) }, () =>
+      socket.write(`GET ${EVENTS} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nCookie: ${t.config.sessionCookieName}=${session}\r\n\r\n`),
+    );
+    let text = '';
+    await new Promise<void>((resolve, reject) => socket.setEncoding('latin1').on('data', (d: string) => (text += d) && text.includes('event: session') && resolve()).on('error', reject));
+    assert.equal(watcher.watching, watchingBefore + 1);
+    socket.end();
+    try {
+      for (let i = 0; i < 50 && watcher.watching > watchingBefore; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(watcher.watching, watchingBefore);
+    } finally {
+      socket.destroy();
+    }
   });
 });

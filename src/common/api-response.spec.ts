@@ -100,6 +100,7 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
   let server: Server;
   let port = 0;
   let handle: Handler = () => undefined;
+  const sockets = new Set<Socket>();
   before(async () => {
     server = createServer({ IncomingMessage: ApiRequest, ServerResponse: apiResponseClass(SETS) as unknown as typeof ServerResponse }, (req, res) => handle(req, res));
     // As Fastify's server is (fastify.js: its clientError handler writes the error answer, then destroys), then setupApp.
@@ -108,10 +109,15 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
       socket.destroy(err);
     });
     sendHeldEndsOn(server);
+    server.on('connection', (socket: Socket) => sockets.add(socket.on('close', () => sockets.delete(socket))));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  // A test that fails leaves no connection behind to hold the close (a stream its client left, say).
+  after(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    for (const socket of sockets) socket.destroy();
+  }));
 
   /**
    * Raw requests on one connection (pipelined when several): what came back once the server closed it.
@@ -199,14 +205,26 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
   });
 
   // Second review of the held end (5a06183): each of these failed before sendHeldEndsOn.
-  it('answers every pipelined request of a client that ends its side, ended in a check phase or later', async () => {
+  it('answers every pipelined request of a client that ends its side, the answers ended in a check phase', async () => {
     const pipelined = [request('/1'), request('/2'), request('/3')];
-    const answer = (req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`late ${req.url}`);
-    handle = (req, res) => setImmediate(() => answer(req, res));
+    handle = (req, res) => setImmediate(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(`late ${req.url}`));
     for (let i = 0; i < 3; i++) assert.deepEqual(bodies(await exchange(pipelined, true)), ['late /1', 'late /2', 'late /3']);
-    // Later than the client's end of stream: by default Node.js ends the socket when it reads it, even on stock responses.
-    handle = (req, res) => setTimeout(() => answer(req, res), 20);
-    assert.deepEqual(bodies(await exchange(pipelined, true)), ['late /1', 'late /2', 'late /3']);
+  });
+
+  // Third review: with httpAllowHalfOpen alone, a stream whose client had gone stayed open until a write failed.
+  it('closes, as Node.js does, the socket of a client that ends its side while an answer is still being made', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
+    handle = (_req, res) => {
+      res.on('close', closed);
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': open\n\n');
+    };
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ port, host: '127.0.0.1' }, () => socket.write(request('/events')));
+      // The client goes as an EventSource does when its page closes: FIN once the stream has begun.
+      socket.once('data', () => socket.end()).on('close', () => resolve()).on('error', reject);
+    });
+    await serverSawClose;
   });
 
   it('writes the held answers of a connection before the error answer to a malformed request read after them', async () => {
@@ -330,6 +348,33 @@ describe('atTurnEnd', { timeout: 10_000 }, () => {
     assert.deepEqual(order, ['a', 'b', 'held by a']);
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(order, ['a', 'b', 'held by a']);
+  });
+
+  it('runs what an action holds after a nested runHeldNow in the next turn, one immediate for each turn', async () => {
+    const order: string[] = [];
+    const nothing = () => undefined;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    atTurnEnd(() => {
+      order.push('a');
+      runHeldNow();
+      atTurnEnd(() => order.push('held by a'), nothing);
+    }, nothing);
+    atTurnEnd(() => order.push('b'), nothing);
+    await turn();
+    assert.deepEqual(order, ['a', 'b']);
+    await turn();
+    assert.deepEqual(order, ['a', 'b', 'held by a']);
+    // A chain that holds its next link from each: one link a turn, never a second immediate that runs two.
+    const links: number[] = [];
+    const link = (n: number) => () => {
+      links.push(n);
+      if (n < 4) atTurnEnd(link(n + 1), nothing);
+    };
+    atTurnEnd(link(1), nothing);
+    for (let n = 1; n <= 4; n++) {
+      await turn();
+      assert.deepEqual(links, [1, 2, 3, 4].slice(0, n));
+    }
   });
 
   it('runs what a held action holds in a later turn, never drops it', async () => {

@@ -39,7 +39,8 @@ type Kind = 'api' | 'document' | 'docs';
  * `_header` is the head Node.js built in writeHead and sends with the first body bytes; the pipeline test
  * pins every header on JSON answers, errors, pages and redirects, so a Node.js that changed it fails there.
  * An answer's `end()` is held to the end of its turn of the event loop, so the answers of one turn reach
- * their sockets together (common/turn-end-flush.ts; docs/decisions.md, issue 43's fifth part).
+ * their sockets together (common/turn-end-flush.ts; docs/decisions.md, issue 43's fifth part); its server must
+ * call `sendHeldEndsOn` once, so that a held end goes out wherever Node.js sent an ended answer.
  */
 export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiRequest> {
   const names = new Set([...sets.api, ...sets.document, ...sets.docs, ...sets.apiPathOnly, ['X-API-Request-Id', ''], ['X-API-Total-Time', '']].map(([n]) => n.toLowerCase()));
@@ -59,6 +60,13 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     declare _hasBody: boolean;
     /** `end()` was called and waits for the end of the turn (`writableEnded` says so already). */
     endHeld = false;
+
+    // Node.js passes (req, options); the types know only req.
+    constructor(...args: [ApiRequest]) {
+      super(...args);
+      const socket = args[0].socket as AnswerSocket;
+      socket[UNENDED] = (socket[UNENDED] ?? 0) + 1;
+    }
 
     override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
       if (this.headersSent) return super.writeHead(statusCode, reason as string, headers);
@@ -88,10 +96,15 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
      * `rejectNonStandardBodyWrites`), a length it must check (`strictContentLength`).
      */
     override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
-      if (!this.endHeld && !(this.headersSent && endable(chunk, encoding) && (this._hasBody || !chunk) && !this.strictContentLength)) return super.end(chunk as never, encoding as never, callback as never);
-      this.endHeld = true;
-      flushBeforeSocketEnds(this.socket);
-      atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
+      const ending = !this.writableEnded;
+      if (this.endHeld || (this.headersSent && endable(chunk, encoding) && (this._hasBody || !chunk) && !this.strictContentLength)) {
+        this.endHeld = true;
+        atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
+      } else {
+        super.end(chunk as never, encoding as never, callback as never);
+      }
+      // After the call: an end() that throws has not ended the answer.
+      if (ending && this.writableEnded) (this.req.socket as AnswerSocket)[UNENDED]! -= 1;
       return this;
     }
 
@@ -131,21 +144,40 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
   }
 }
 
+const UNENDED = Symbol('answersNotYetEnded');
+/** A connection, with how many of its answers are made but not yet ended (held or written ends count as ended). */
+type AnswerSocket = Socket & { [UNENDED]?: number };
+
 /**
- * What the server whose answers are ApiResponses does so that a held end is sent where Node.js sent an ended
- * answer (setupApp, on Fastify's server; second review of the held end):
- * - a client that ends its side (request and FIN together) is answered in full, then closed: Node.js's
- *   `httpAllowHalfOpen` marks the last answer queued and closes after it, where by default `socketOnEnd` ends
- *   the socket at once, which lost every pipelined answer after the first once they were held, and loses a
- *   slower answer even on stock Node.js (the client asked for it and is still reading);
- * - a malformed request read after a held end: that connection's held answers go before the server's error
- *   answer (Fastify's clientError handler writes its 400/408/431 to the socket, then destroys it); Fastify's
- *   server always has that handler, so this listener does not take Node.js's default answer away;
- * - `closeIdleConnections()` (`server.close()`, SIGTERM's drain) skips a connection whose answer is not
- *   `finished`: what is held is run first, so a connection whose answer was ended this turn is idle, as it was.
+ * What a server whose answers are ApiResponses must do, once, so that a held end is sent wherever Node.js sent an
+ * ended answer (setupApp, on Fastify's server; first and second review of the held end). Each connection gets:
+ * - a listener on the client's end of stream (FIN; `nc -N`, `shutdown(SHUT_WR)`) ahead of Node.js's, which runs
+ *   what is held. Node.js's `httpAllowHalfOpen` is set, so that the answers this leaves queued behind the first
+ *   (each waits for the one before to `finish`, a nextTick) are sent, the last one closing the socket: by
+ *   default `socketOnEnd` ends the socket at once, and only the first of pipelined held answers went out. While
+ *   an answer of the connection is not yet ended (a stream, a handler still working) the listener ends the
+ *   socket itself, as Node.js does by default: the client may be gone, and the handler hears the socket close
+ *   (a browser that closes an EventSource sends FIN, and a half-open socket would keep its stream open);
+ * - its own `destroy` (`closeAllConnections()`, a route's `req.socket.destroy()` right after `end()`), which runs
+ *   what is held first.
+ * And the server: a malformed request read after a held end gets its held answers sent before the server's
+ * error answer (Fastify's clientError handler writes its 400/408/431 to the socket, then destroys it; Fastify's
+ * server always has that handler, so this listener does not take Node.js's default answer away); and
+ * `closeIdleConnections()` (`server.close()`, SIGTERM's drain), which skips a connection whose answer is not
+ * `finished`, runs what is held first, so that a connection whose answer was ended this turn is idle, as it was.
  */
 export function sendHeldEndsOn(server: Server): void {
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // Registered after Node.js's own connection listener, so the socket's "end" listener goes ahead of socketOnEnd.
+  server.on('connection', (socket: AnswerSocket) => {
+    socket[UNENDED] ??= 0;
+    socket.prependListener('end', clientEnded);
+    const destroy = socket.destroy;
+    socket.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
+      runHeldNow();
+      return destroy.apply(this, args);
+    };
+  });
   server.prependListener('clientError', runHeldNow);
   const closeIdle = server.closeIdleConnections;
   server.closeIdleConnections = function (this: Server) {
@@ -154,28 +186,9 @@ export function sendHeldEndsOn(server: Server): void {
   };
 }
 
-const FLUSHES_FIRST = Symbol('flushesHeldFirst');
-type HoldingSocket = Socket & { [FLUSHES_FIRST]?: true };
-
-/**
- * Where Node.js would have written an ended answer before the socket went, the held answers are written first,
- * from hooks set once per connection: a client that ends its side (a request, then FIN: `nc -N`,
- * `shutdown(SHUT_WR)`) is answered by Node.js closing the socket in the poll phase that reads it on a server
- * without `sendHeldEndsOn` (`socketOnEnd`, httpAllowHalfOpen false), so a listener runs ahead of Node's (with
- * it, the listener only sends them a turn sooner); and code that destroys the
- * socket right after `end()` (`server.closeAllConnections()`, a route's `req.socket.destroy()`) goes through
- * this socket's own `destroy`, which flushes before Node's.
- */
-function flushBeforeSocketEnds(socket: Socket | null): void {
-  const holding = socket as HoldingSocket | null;
-  if (!holding || holding[FLUSHES_FIRST]) return;
-  holding[FLUSHES_FIRST] = true;
-  holding.prependListener('end', runHeldNow);
-  const destroy = holding.destroy;
-  holding.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
-    runHeldNow();
-    return destroy.apply(this, args);
-  };
+function clientEnded(this: AnswerSocket): void {
+  runHeldNow();
+  if (this[UNENDED]) this.end();
 }
 
 /** A body and encoding `end()` takes without throwing (or its callback in their place): only those wait. */

@@ -17,6 +17,8 @@ interface Held {
 /** What is held, in order; `next` is the first not yet run (a run in progress, or a nested `runHeldNow()`). */
 let held: Held[] = [];
 let next = 0;
+/** Runs in progress: a nested one only moves `next` on; the outermost lets the ran ones go. */
+let depth = 0;
 let scheduled = false;
 
 /** Runs `action` at the end of this turn, after what was held before it; `failed` hears what it throws. */
@@ -28,16 +30,13 @@ export function atTurnEnd(action: () => void, failed: (err: unknown) => void): v
   }
 }
 
-/** The turn's end runs what was held before it; what its actions hold waits for the next turn's end. */
+/**
+ * The turn's end runs what was held before it. What its actions hold waits for the next turn's end: atTurnEnd
+ * scheduled it (`scheduled` is cleared first), one immediate for all of it.
+ */
 function runAtTurnEnd(): void {
   scheduled = false;
   runUpTo(held.length);
-  if (held.length > next) {
-    held = held.slice(next);
-    next = 0;
-    scheduled = true;
-    setImmediate(runAtTurnEnd);
-  }
 }
 
 /** Runs what is held now, in order (before a socket that holds answers is ended or destroyed). */
@@ -51,16 +50,21 @@ export function runHeldNow(): void {
  * rest before what its actions held since, never ahead of it.
  */
 function runUpTo(end: number): void {
-  while (next < end && next < held.length) {
-    const { action, failed } = held[next++];
-    try {
-      action();
-    } catch (err) {
-      failed(err);
+  depth++;
+  try {
+    while (next < end) {
+      const { action, failed } = held[next++];
+      try {
+        action();
+      } catch (err) {
+        failed(err);
+      }
     }
+  } finally {
+    depth--;
   }
-  if (next === held.length) {
-    held = [];
+  if (depth === 0 && next > 0) {
+    held = next === held.length ? [] : held.slice(next);
     next = 0;
   }
 }
