@@ -211,6 +211,21 @@ describe('ApiResponse: answers ended in one turn go to their sockets at its end'
     for (let i = 0; i < 3; i++) assert.deepEqual(bodies(await exchange(pipelined, true)), ['late /1', 'late /2', 'late /3']);
   });
 
+  // Fourth review: the socket ended for the one still being made must not cut the ended ones ahead of it.
+  it('sends the answers ended ahead of one still being made when the client ends its side, then closes', async () => {
+    handle = (req, res) => {
+      const answer = () => res.writeHead(200, { 'content-type': 'text/plain' }).end(`answer ${req.url}`);
+      if (req.url === '/now') answer();
+      else if (req.url === '/check') setImmediate(answer);
+      else setTimeout(answer, 30);
+    };
+    // As stock Node.js: what was ended before the client's FIN was read goes; the slow one is lost with the socket.
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(bodies(await exchange([request('/check'), request('/check'), request('/slow')], true)), ['answer /check', 'answer /check']);
+      assert.deepEqual(bodies(await exchange([request('/now'), request('/check'), request('/slow')], true)), ['answer /now', 'answer /check']);
+    }
+  });
+
   // Third review: with httpAllowHalfOpen alone, a stream whose client had gone stayed open until a write failed.
   it('closes, as Node.js does, the socket of a client that ends its side while an answer is still being made', async () => {
     let closed!: () => void;

@@ -150,14 +150,17 @@ type AnswerSocket = Socket & { [UNENDED]?: number };
 
 /**
  * What a server whose answers are ApiResponses must do, once, so that a held end is sent wherever Node.js sent an
- * ended answer (setupApp, on Fastify's server; first and second review of the held end). Each connection gets:
- * - a listener on the client's end of stream (FIN; `nc -N`, `shutdown(SHUT_WR)`) ahead of Node.js's, which runs
- *   what is held. Node.js's `httpAllowHalfOpen` is set, so that the answers this leaves queued behind the first
- *   (each waits for the one before to `finish`, a nextTick) are sent, the last one closing the socket: by
- *   default `socketOnEnd` ends the socket at once, and only the first of pipelined held answers went out. While
- *   an answer of the connection is not yet ended (a stream, a handler still working) the listener ends the
- *   socket itself, as Node.js does by default: the client may be gone, and the handler hears the socket close
- *   (a browser that closes an EventSource sends FIN, and a half-open socket would keep its stream open);
+ * ended answer (setupApp, on Fastify's server; three reviews of the held end). Plain HTTP only: on a TLS server
+ * the "connection" socket is the TCP one under the TLSSocket the answers are written to. Each connection gets:
+ * - a listener on the client's end of stream (FIN; `nc -N`, `shutdown(SHUT_WR)`), after Node.js's, which runs what
+ *   is held. Node.js's `httpAllowHalfOpen` is set, so that Node.js does not end the socket at once (by default
+ *   `socketOnEnd` does, and only the first of pipelined held answers went out: the rest wait for the one before
+ *   to `finish`, a nextTick); it marks the last answer queued and closes after it. While an answer of the
+ *   connection is not yet ended (a stream, a handler still working) the listener ends the socket itself, as
+ *   Node.js does by default (the client may be gone: a browser that closes an EventSource sends FIN, and a
+ *   half-open socket would keep its stream open), once the answers ended ahead of it are written, which stock
+ *   Node.js had written before it read the FIN. After Node.js's listener, so that a partial request cut by the
+ *   FIN still gets the server's 400 first, as it did;
  * - its own `destroy` (`closeAllConnections()`, a route's `req.socket.destroy()` right after `end()`), which runs
  *   what is held first.
  * And the server: a malformed request read after a held end gets its held answers sent before the server's
@@ -168,10 +171,10 @@ type AnswerSocket = Socket & { [UNENDED]?: number };
  */
 export function sendHeldEndsOn(server: Server): void {
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  // Registered after Node.js's own connection listener, so the socket's "end" listener goes ahead of socketOnEnd.
+  // Registered after Node.js's own connection listener, so the socket's "end" listener follows socketOnEnd.
   server.on('connection', (socket: AnswerSocket) => {
     socket[UNENDED] ??= 0;
-    socket.prependListener('end', clientEnded);
+    socket.on('end', clientEnded);
     const destroy = socket.destroy;
     socket.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
       runHeldNow();
@@ -188,7 +191,18 @@ export function sendHeldEndsOn(server: Server): void {
 
 function clientEnded(this: AnswerSocket): void {
   runHeldNow();
-  if (this[UNENDED]) this.end();
+  if (this[UNENDED]) endOnceEndedAreWritten(this);
+}
+
+/**
+ * Ends the socket once the answer it is writing is not an ended one: each ended answer waits for the one before
+ * to finish (Node.js's own "finish" listener, added first, hands the socket to the next, which writes).
+ */
+function endOnceEndedAreWritten(socket: AnswerSocket): void {
+  if (socket.destroyed || !socket.writable) return;
+  const current = (socket as AnswerSocket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!current?.writableEnded) return void socket.end();
+  current.once('finish', () => endOnceEndedAreWritten(socket));
 }
 
 /** A body and encoding `end()` takes without throwing (or its callback in their place): only those wait. */
