@@ -61,13 +61,6 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
     /** `end()` was called and waits for the end of the turn (`writableEnded` says so already). */
     endHeld = false;
 
-    // Node.js passes (req, options); the types know only req.
-    constructor(...args: [ApiRequest]) {
-      super(...args);
-      const socket = args[0].socket as AnswerSocket;
-      socket[UNENDED] = (socket[UNENDED] ?? 0) + 1;
-    }
-
     override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
       if (this.headersSent) return super.writeHead(statusCode, reason as string, headers);
       const given = typeof reason === 'object' ? reason : headers;
@@ -96,15 +89,9 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
      * `rejectNonStandardBodyWrites`), a length it must check (`strictContentLength`).
      */
     override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
-      const ending = !this.writableEnded;
-      if (this.endHeld || (this.headersSent && endable(chunk, encoding) && (this._hasBody || !chunk) && !this.strictContentLength)) {
-        this.endHeld = true;
-        atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
-      } else {
-        super.end(chunk as never, encoding as never, callback as never);
-      }
-      // After the call: an end() that throws has not ended the answer.
-      if (ending && this.writableEnded) (this.req.socket as AnswerSocket)[UNENDED]! -= 1;
+      if (!this.endHeld && !(this.headersSent && endable(chunk, encoding) && (this._hasBody || !chunk) && !this.strictContentLength)) return super.end(chunk as never, encoding as never, callback as never);
+      this.endHeld = true;
+      atTurnEnd(() => super.end(chunk as never, encoding as never, callback as never), (err) => this.destroy(err as Error));
       return this;
     }
 
@@ -144,9 +131,8 @@ export function apiResponseClass(sets: HeaderSets): typeof ServerResponse<ApiReq
   }
 }
 
-const UNENDED = Symbol('answersNotYetEnded');
-/** A connection, with how many of its answers are made but not yet ended (held or written ends count as ended). */
-type AnswerSocket = Socket & { [UNENDED]?: number };
+/** A connection, with the answer Node.js is writing to it (the next queued one is handed it on that one's "finish"). */
+type AnswerSocket = Socket & { _httpMessage?: ServerResponse | null };
 
 /**
  * What a server whose answers are ApiResponses must do, once, so that a held end is sent wherever Node.js sent an
@@ -172,8 +158,7 @@ type AnswerSocket = Socket & { [UNENDED]?: number };
 export function sendHeldEndsOn(server: Server): void {
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Registered after Node.js's own connection listener, so the socket's "end" listener follows socketOnEnd.
-  server.on('connection', (socket: AnswerSocket) => {
-    socket[UNENDED] ??= 0;
+  server.on('connection', (socket: Socket) => {
     socket.on('end', clientEnded);
     const destroy = socket.destroy;
     socket.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
@@ -191,16 +176,17 @@ export function sendHeldEndsOn(server: Server): void {
 
 function clientEnded(this: AnswerSocket): void {
   runHeldNow();
-  if (this[UNENDED]) endOnceEndedAreWritten(this);
+  endOnceEndedAreWritten(this);
 }
 
 /**
- * Ends the socket once the answer it is writing is not an ended one: each ended answer waits for the one before
- * to finish (Node.js's own "finish" listener, added first, hands the socket to the next, which writes).
+ * Ends the socket once the answer it is writing is not an ended one, or there is none left: each ended answer
+ * waits for the one before to finish (Node.js's own "finish" listener, added first, hands the socket to the next,
+ * which writes). When every answer was ended, the last one's `_last` (socketOnEnd) has closed the socket already.
  */
 function endOnceEndedAreWritten(socket: AnswerSocket): void {
   if (socket.destroyed || !socket.writable) return;
-  const current = (socket as AnswerSocket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const current = socket._httpMessage;
   if (!current?.writableEnded) return void socket.end();
   current.once('finish', () => endOnceEndedAreWritten(socket));
 }

@@ -6,8 +6,8 @@
  * system time, and answers written in one burst wake it once (issue 43, fifth part; Netty's
  * FlushConsolidationHandler does the same, flushing once the read loop is done).
  * Work held during a check phase itself (SQLite's lookups answer in LookupBatches' setImmediate) runs in the
- * next one, after the next poll phase: what that phase reads that cannot wait (a client's end of stream, which
- * Node.js answers by closing the socket) calls `runHeldNow()` first. The held work runs in the async context
+ * next one, after the next poll phase: what that phase reads that cannot wait (a client's end of stream, a
+ * client error, a socket destroyed; `sendHeldEndsOn` in api-response.ts) calls `runHeldNow()` first. The held work runs in the async context
  * of the first work held in its turn (one setImmediate serves them all).
  */
 interface Held {
