@@ -1,7 +1,8 @@
 # run_suite LABEL FILES…: one `node --test` run of compiled test files, its TAP kept in
 # test-output/LABEL.tap and its events (scripts/test-events.js) in test-output/LABEL.events, added to
 # total_pass / total_fail; status becomes 1 when the run fails, and each test, suite or todo that did not
-# run or count is appended to the not_run array with its reason (test-all.sh prints them before its total).
+# run or count is appended to the not_run array with its reason, and each reason the run failed to the
+# failed_why array (test-all.sh prints both before its total).
 # Sourced by scripts/test-all.sh, and by test/test-runner.e2e-spec.ts, which proves that it fails a run in
 # each way a run can look green without being so. concurrency defaults to 2.
 #
@@ -13,6 +14,7 @@ total_fail=${total_fail:-0}
 status=${status:-0}
 concurrency="${concurrency:-2}"
 [ -n "${not_run+set}" ] || not_run=()
+[ -n "${failed_why+set}" ] || failed_why=()
 run_suite_scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 run_suite() {
@@ -32,6 +34,7 @@ run_suite() {
   verdict=$(node "${run_suite_scripts}/test-verdict.js" "$events" "$node_status" "$label" "$@")
   local verdict_status=$?
   grep -v '^verdict \|: not run: ' <<<"$verdict"
+  while IFS= read -r line; do failed_why+=("$line"); done < <(grep ': FAILED: ' <<<"$verdict")
   local line
   while IFS= read -r line; do not_run+=("$line"); done < <(grep ': not run: ' <<<"$verdict")
   local pass fail

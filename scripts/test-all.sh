@@ -52,18 +52,24 @@ if [ "$galera_wanted" = 1 ] && [ ${#cluster_tests[@]} -gt 0 ]; then
     echo "galera cluster started in $(( $(date +%s) - galera_started ))s"
     TEST_DB=mysql TEST_GALERA_PORTS=$(IFS=,; echo "${galera_ports[*]}") run_suite "e2e-galera" "${cluster_tests[@]}"
   else
-    echo "galera cluster did not start"; total_fail=$((total_fail + 1)); status=1
+    echo "galera cluster did not start"; failed_why+=("e2e-galera: FAILED: the Galera cluster did not start (above)"); total_fail=$((total_fail + 1)); status=1
   fi
   bash scripts/galera-cluster.sh stop "$galera_dir"
   rm -rf "$galera_dir"
 fi
 
 echo
-# What did not run and why (skipped tests and suites with their reasons, halves and passes left out), then
-# the closing line CI reads, alone on its line.
+# What did not run and why (skipped tests and suites with their reasons, halves and passes left out), why the
+# run failed if it did, then the closing line CI reads, alone on its line.
 if [ ${#not_run[@]} -gt 0 ]; then
   echo "not run (${#not_run[@]}):"
   printf '  %s\n' "${not_run[@]}"
+fi
+# Why the run failed, again just above the total: a log cut short in the middle keeps its end.
+if [ ${#failed_why[@]} -gt 0 ]; then
+  echo "why it failed (${#failed_why[@]}):"
+  printf '  %s\n' "${failed_why[@]:0:20}"
+  [ ${#failed_why[@]} -le 20 ] || echo "  … and $(( ${#failed_why[@]} - 20 )) more above"
 fi
 echo "${total_pass} passed, ${total_fail} failed"
 exit $status

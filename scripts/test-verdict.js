@@ -80,8 +80,10 @@ function verdictOf(events, exitStatus, files) {
     );
   }
   if (exitStatus !== 0) problems.unshift(`node exited with status ${exitStatus}`);
-  const leafFailures = results.filter((e) => e.event === 'fail' && e.failureType !== 'subtestsFailed' && e.todo === undefined && e.failureType !== 'hookFailed' && !isFileItself(e) && !CANCELLED.has(e.failureType)).length;
-  if (leafFailures > 0) problems.push(`${leafFailures} failed`);
+  const leafFailures = results.filter((e) => e.event === 'fail' && e.failureType !== 'subtestsFailed' && e.todo === undefined && e.failureType !== 'hookFailed' && !isFileItself(e) && !CANCELLED.has(e.failureType));
+  if (leafFailures.length > 0) problems.push(`${leafFailures.length} failed`);
+  // The first few with their errors: a CI log cut short still says why.
+  for (const e of leafFailures.slice(0, 5)) problems.push(`failed: ${where(e)}: ${e.error}`);
   if (cancelled > 0) problems.push(`${cancelled} cancelled (a failed hook, a timeout or a promise that never settled)`);
   if (pass === 0) problems.push('no test passed');
   return { pass, fail, cancelled, skipped, todo, problems, notRun, ok: problems.length === 0 };

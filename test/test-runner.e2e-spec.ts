@@ -21,6 +21,8 @@ interface Run {
   status: number;
   totals: string;
   notRun: string[];
+  /** The failed_why lines test-all.sh prints again above its total. */
+  failedWhy: string[];
   output: string;
 }
 
@@ -28,7 +30,8 @@ interface Run {
 function bash(script: string, cwd: string, extraEnv: Record<string, string> = {}): Run {
   const scripts = join(ROOT, 'scripts');
   const full = `source ${scripts}/run-suite.sh; source ${scripts}/test-plan.sh; ${script}
-    echo "totals $total_pass $total_fail $status"; for line in "\${not_run[@]}"; do echo "not_run: $line"; done; exit $status`;
+    echo "totals $total_pass $total_fail $status"; for line in "\${not_run[@]}"; do echo "not_run: $line"; done;
+    for line in "\${failed_why[@]}"; do echo "failed_why: $line"; done; exit $status`;
   // NODE_TEST_CONTEXT (set for this file by the outer `node --test`) would make the inner run report to it;
   // the TEST_* settings of the outer run are not this run's.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT' && !name.startsWith('TEST_')));
@@ -36,7 +39,8 @@ function bash(script: string, cwd: string, extraEnv: Record<string, string> = {}
   const output = `${run.stdout}${run.stderr}`;
   const totals = /^totals (.*)$/m.exec(output)?.[1] ?? '';
   const notRun = [...output.matchAll(/^not_run: (.*)$/gm)].map((m) => m[1]);
-  return { status: run.status ?? -1, totals, notRun, output };
+  const failedWhy = [...output.matchAll(/^failed_why: (.*)$/gm)].map((m) => m[1]);
+  return { status: run.status ?? -1, totals, notRun, failedWhy, output };
 }
 
 function runSuite(fixtures: string[], env: Record<string, string> = {}): Run {
@@ -88,6 +92,27 @@ describe('the test runner', { skip: TEST_DB !== 'sqlite' ? 'database-independent
       assert.match(run.output, /fixture: FAILED: hook failed in suite "a suite whose set-up fails" \(failing-before-hook\.fixture\.js\): deliberately failing before hook/);
       assert.match(run.output, /fixture: FAILED: 2 cancelled/);
       assert.equal(run.totals, '1 3 1', run.output);
+      // Kept for the end of the log, where a CI excerpt cut in the middle still shows it.
+      assert.deepEqual(run.failedWhy, [
+        'fixture: FAILED: node exited with status 1',
+        'fixture: FAILED: hook failed in suite "a suite whose set-up fails" (failing-before-hook.fixture.js): deliberately failing before hook',
+        'fixture: FAILED: 2 cancelled (a failed hook, a timeout or a promise that never settled)',
+      ]);
+    });
+
+    it('fails a run whose tests fail, naming the first five with their errors', () => {
+      const run = runSuite(['passing', 'failing-assertions']);
+      assert.equal(run.status, 1, run.output);
+      assert.equal(run.totals, '1 7 1', run.output);
+      assert.deepEqual(run.failedWhy, [
+        'fixture: FAILED: node exited with status 1',
+        'fixture: FAILED: 7 failed',
+        ...[1, 2, 3, 4, 5].map((i) => `fixture: FAILED: failed: "assertion ${i} fails" (failing-assertions.fixture.js): deliberately failing assertion ${i}`),
+      ]);
+    });
+
+    it('keeps no reason from a run that passes', () => {
+      assert.deepEqual(runSuite(['passing']).failedWhy, []);
     });
 
     it('fails a run whose after hook in a describe fails (node: "# fail 0", exit 0)', () => {

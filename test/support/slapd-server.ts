@@ -33,6 +33,7 @@ export interface SlapdOptions {
  */
 export class SlapdServer {
   private child?: ChildProcess;
+  private started = false;
   readonly dir = mkdtempSync(join(tmpdir(), 'svc-slapd-'));
   readonly rootDn: string;
   readonly rootPassword = 'root-secret-' + randomBytes(6).toString('hex');
@@ -97,13 +98,74 @@ export class SlapdServer {
     this.ldapsPort = await freePort();
   }
 
+  /**
+   * Starts slapd on its ports and waits until both answer. The ports were free when init() chose them, but
+   * other test files run beside this one: when slapd cannot bind one (another process took it in between),
+   * a first start picks two new ports and tries again (at most three times); a restart keeps its ports (the
+   * settings name them) and waits for them to come free again, for at most 10 s. slapd's own words go in
+   * any error, so a failed start says why.
+   */
   async start(): Promise<void> {
-    this.child = spawn(SLAPD, ['-f', join(this.dir, 'slapd.conf'), '-h', `${this.ldapUrl}/ ${this.ldapsUrl}/`, '-d', '0'], { stdio: 'ignore' });
+    const firstStart = !this.started;
+    const deadline = Date.now() + 10000;
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.startOnce();
+      if (!failure) {
+        this.started = true;
+        return;
+      }
+      const portTaken = /Address already in use|errno=98/.test(failure);
+      if (!portTaken) throw new Error(failure);
+      if (firstStart) {
+        if (attempt >= 3) throw new Error(failure);
+        this.ldapPort = await freePort();
+        this.ldapsPort = await freePort();
+      } else {
+        if (Date.now() > deadline) throw new Error(failure);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  /** One start: undefined once both ports answer with slapd still running, else why it failed. */
+  private async startOnce(): Promise<string | undefined> {
+    // -d none: in the foreground, printing only its errors (such as a port it cannot bind).
+    const child = spawn(SLAPD, ['-f', join(this.dir, 'slapd.conf'), '-h', `${this.ldapUrl}/ ${this.ldapsUrl}/`, '-d', 'none'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.child = child;
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    let spawnError: Error | undefined;
+    child.once('error', (err) => (spawnError = err));
+    // 'close' comes after the process exited and its stderr is read to the end.
+    const closed = new Promise<void>((r) => child.once('close', () => r()));
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    // On one line (the runner's verdict shows an error's first line): slapd's messages without their time and
+    // thread prefix or its version banner.
+    const said = () =>
+      stderr
+        .split('\n')
+        .map((line) => line.replace(/^[0-9a-f]+\.[0-9a-f]+ 0x[0-9a-f]+ /, '').trim())
+        .filter((line) => line && !line.includes('@(#)') && !line.includes('OpenLDAP Maintainers'))
+        .join('; ');
+    const why = () => `slapd on ports ${this.ldapPort} and ${this.ldapsPort} (config in ${this.dir}): ${spawnError?.message ?? said()}`;
     const deadline = Date.now() + 30000;
     for (;;) {
-      if (this.child.exitCode !== null) throw new Error(`slapd exited with ${this.child.exitCode} (config in ${this.dir})`);
-      if ((await answers(this.ldapPort)) && (await answers(this.ldapsPort))) return;
-      if (Date.now() > deadline) throw new Error('slapd did not start within 30 s');
+      if (spawnError || exited()) {
+        if (!spawnError) await closed;
+        return `exited with ${child.exitCode ?? child.signalCode}: ${why()}`;
+      }
+      // Both ports answering is not enough when another process holds one of them: slapd must still be running.
+      if ((await answers(this.ldapPort)) && (await answers(this.ldapsPort))) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (!exited()) return undefined;
+        continue;
+      }
+      if (Date.now() > deadline) {
+        await stopChild(child);
+        return `did not start within 30 s: ${why()}`;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
