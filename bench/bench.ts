@@ -9,7 +9,8 @@ import { ADMIN_PASSWORD, FLOOR_TOKEN, mysqlDatabase, personalToken, request, rou
  * `npm run bench`: one run that measures, with wrk (Debian's `wrk`; the generator must not be the
  * bottleneck), a bare `node:http` JSON route as the platform's limit, an empty Nest app on Fastify as the
  * framework's floor (and the same app's /me/ page behind the card's bearer AuthGuard, with no database: the
- * most a row's ratio to ping can be under the card's packages), then the public ping and the three authenticated paths (session, repeat basic,
+ * most a row's ratio to ping can be under the card's packages; and behind a hand-written guard with no passport:
+ * the most it can be on Nest at all), then the public ping and the three authenticated paths (session, repeat basic,
  * bearer) on SQLite and on MariaDB/MySQL, each as a ratio of the same database's ping. With MariaDB the
  * run ends with the same rows under WEB_CONCURRENCY=2 ("mysql x2"). Before it is measured, every row must
  * answer 200 (and the authenticated rows as the admin); during the run, wrk's count of 4xx/5xx answers fails
@@ -141,8 +142,8 @@ async function main(): Promise<void> {
   try {
     const bare = await referenceTarget('bare node:http JSON route', 'bare-server.js', cleanups);
     const floor = await referenceTarget('empty Nest app on Fastify (floor)', 'empty-nest-server.js', cleanups);
-    // The floor app's /me/-sized page, public and then behind the card's bearer chain with no database: the
-    // most an authenticated row's ratio to ping can be under the card's packages.
+    // The floor app's /me/-sized page, public, behind the card's bearer chain with no database (the most an
+    // authenticated row's ratio to ping can be under the card's packages), and behind a plain guard (on Nest at all).
     const floorRow = (label: string, path: string, headers: Record<string, string>): Target => ({
       label, url: `${floor.url}${path}`, headers, ping: floor, expect: '"username":"admin"', samples: [],
     });
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
       bare, floor,
       floorRow('floor: the /me/ page, public', 'page', {}),
       floorRow('floor: the /me/ page, card bearer AuthGuard', 'me', { Authorization: `Bearer ${FLOOR_TOKEN}` }),
+      floorRow('floor: the /me/ page, plain guard, no passport', 'me-plain', { Authorization: `Bearer ${FLOOR_TOKEN}` }),
     ];
     for (const kind of DATABASES) {
       if (BASELINE) targets.push(...(await serviceTargets(kind, 1, cleanups, BASELINE, 'base ')));

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { timingSafeEqual } from 'node:crypto';
-import { Controller, Get, Injectable, Module, Req, UnauthorizedException, UseGuards } from '@nestjs/common';
+import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Req, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -17,7 +17,9 @@ import { FLOOR_TOKEN } from './support';
  * and nothing else: @nestjs/passport's AuthGuard over a `PassportStrategy(passport-http-bearer)` whose
  * `validate()` compares the token with one held in memory (no database). `/me`'s ratio to this app's `/` is
  * the most an authenticated row can reach against a ping while the card's packages authenticate it and the
- * page is written, with no lookup at all.
+ * page is written, with no lookup at all. `GET /me-plain` is the same page behind a hand-written guard that
+ * makes the same comparison with no passport at all: the distance between the two is what the card's packages
+ * cost; the distance from `/page` to `/me-plain` is what any guard on Nest costs.
  */
 const USER = { id: 1, username: 'admin', created: new Date(), modified: new Date(), lastLogin: new Date() };
 
@@ -28,6 +30,20 @@ class MemoryBearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer'
     const held = Buffer.from(FLOOR_TOKEN);
     if (given.length !== held.length || !timingSafeEqual(given, held)) throw new UnauthorizedException();
     return USER;
+  }
+}
+
+/** The same check as MemoryBearerStrategy in a plain synchronous guard: no AuthGuard, no passport. */
+@Injectable()
+class PlainBearerGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: typeof USER }>();
+    const header = req.headers.authorization ?? '';
+    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+    const held = Buffer.from(FLOOR_TOKEN);
+    if (given.length !== held.length || !timingSafeEqual(given, held)) throw new UnauthorizedException();
+    req.user = USER;
+    return true;
   }
 }
 
@@ -50,6 +66,13 @@ class PingController {
   me(@Req() req: { user: typeof USER }) {
     return mePage(req.user);
   }
+
+  /** The same page behind a hand-written guard (no passport). */
+  @Get('me-plain')
+  @UseGuards(PlainBearerGuard)
+  mePlain(@Req() req: { user: typeof USER }) {
+    return mePage(req.user);
+  }
 }
 
 /** The /api/v2/me/ page's shape, built on every request as the service builds it. */
@@ -65,7 +88,7 @@ function mePage(user: typeof USER) {
   return { count: 1, next: null, previous: null, results: [result] };
 }
 
-@Module({ imports: [PassportModule], controllers: [PingController], providers: [MemoryBearerStrategy] })
+@Module({ imports: [PassportModule], controllers: [PingController], providers: [MemoryBearerStrategy, PlainBearerGuard] })
 class EmptyModule {}
 
 async function main(): Promise<void> {
