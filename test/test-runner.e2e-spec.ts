@@ -16,6 +16,8 @@ import { TEST_DB } from './support/test-db';
 const ROOT = resolve(__dirname, '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'runner');
 const work = mkdtempSync(join(tmpdir(), 'svc-runner-'));
+// At the file's end, not the suite's: a skipped suite runs no hook, and the folder is made either way.
+after(() => rmSync(work, { recursive: true, force: true }));
 
 interface Run {
   status: number;
@@ -68,7 +70,6 @@ const PROJECT = {
 };
 
 describe('the test runner', { skip: TEST_DB !== 'sqlite' ? 'database-independent: runs in the SQLite half' : false }, () => {
-  after(() => rmSync(work, { recursive: true, force: true }));
 
   describe('run_suite', () => {
     it('passes a run whose tests pass, and names the explained skip', () => {

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './free-port';
+import { startOnPorts } from './start-on-ports';
 import { stopChild } from './stop-child';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +14,14 @@ import { createConnection } from 'mysql2/promise';
  */
 export class MariaDbServer {
   private child?: ChildProcess;
+  private started = false;
   readonly dir = mkdtempSync(join(tmpdir(), 'svc-mariadb-'));
+  private readonly dataDir = join(this.dir, 'data');
   port = 0;
 
   async init(): Promise<void> {
     const install = spawnSync('mariadb-install-db', [
-      '--no-defaults', `--datadir=${join(this.dir, 'data')}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
+      '--no-defaults', `--datadir=${this.dataDir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
     ], { encoding: 'utf8', timeout: 120000 });
     if (install.status !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr}`);
     this.port = await freePort();
@@ -28,22 +31,55 @@ export class MariaDbServer {
     return `mysql://root@127.0.0.1:${this.port}`;
   }
 
+  /** Starts mariadbd (startOnPorts: a new port on a first start if another file took it) and waits until it answers as itself. */
   async start(): Promise<void> {
-    this.child = spawn('/usr/sbin/mariadbd', [
-      '--no-defaults', `--datadir=${join(this.dir, 'data')}`, `--port=${this.port}`, '--bind-address=127.0.0.1',
+    await startOnPorts({
+      firstStart: !this.started,
+      startOnce: () => this.startOnce(),
+      portTaken: /Address already in use|error: 98/i,
+      newPorts: async () => {
+        this.port = await freePort();
+      },
+    });
+    this.started = true;
+  }
+
+  /** One start: undefined once this server answers, else why it did not. */
+  private async startOnce(): Promise<string | undefined> {
+    const child = spawn('/usr/sbin/mariadbd', [
+      '--no-defaults', `--datadir=${this.dataDir}`, `--port=${this.port}`, '--bind-address=127.0.0.1',
       `--socket=${join(this.dir, 'mysqld.sock')}`, `--pid-file=${join(this.dir, 'mysqld.pid')}`, '--user=root',
       '--innodb-buffer-pool-size=16M', '--skip-name-resolve', '--skip-log-bin',
-    ], { stdio: 'ignore' });
+    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    const closed = new Promise<void>((r) => child.once('close', () => r()));
+    let spawnError: Error | undefined;
+    child.once('error', (err) => (spawnError = err));
+    const errors = () => stderr.split('\n').filter((line) => line.includes('[ERROR]')).map((line) => line.replace(/^.*\[ERROR\]\s*/, '')).join('; ');
     const deadline = Date.now() + 60000;
     for (;;) {
-      try {
-        const conn = await createConnection(this.url);
-        await conn.end();
-        return;
-      } catch (err) {
-        if (Date.now() > deadline || this.child.exitCode !== null) throw new Error(`mariadbd did not start: ${(err as Error).message}`);
-        await new Promise((r) => setTimeout(r, 200));
+      if (spawnError) return `mariadbd on port ${this.port} did not start: ${spawnError.message}`;
+      if (child.exitCode !== null || child.signalCode !== null) {
+        await closed;
+        return `mariadbd on port ${this.port} exited with ${child.exitCode ?? child.signalCode}: ${errors()}`;
       }
+      try {
+        // A short connect timeout: a process holding the port that never answers must not stall the check.
+        const conn = await createConnection({ uri: this.url, connectTimeout: 2000 });
+        const [rows] = await conn.query('SELECT @@datadir AS dir');
+        await conn.end();
+        // Another server on this port would answer too: only ours has this data directory.
+        const dir = String((rows as { dir: string }[])[0].dir).replace(/\/+$/, '');
+        if (dir === this.dataDir) return undefined;
+      } catch (err) {
+        if (Date.now() > deadline) {
+          await stopChild(child);
+          return `mariadbd on port ${this.port} did not start within 60 s: ${(err as Error).message}; ${errors()}`;
+        }
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 

@@ -1,10 +1,11 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
+import { startOnPorts } from './start-on-ports';
 import { stopChild } from './stop-child';
 import { certificateAuthority, issuedCertificate, KeyAndCert } from './x509';
 
@@ -98,33 +99,18 @@ export class SlapdServer {
     this.ldapsPort = await freePort();
   }
 
-  /**
-   * Starts slapd on its ports and waits until both answer. The ports were free when init() chose them, but
-   * other test files run beside this one: when slapd cannot bind one (another process took it in between),
-   * a first start picks two new ports and tries again (at most three times); a restart keeps its ports (the
-   * settings name them) and waits for them to come free again, for at most 10 s. slapd's own words go in
-   * any error, so a failed start says why.
-   */
+  /** Starts slapd on its ports (startOnPorts: new ones on a first start if another file took one) and waits until both answer. */
   async start(): Promise<void> {
-    const firstStart = !this.started;
-    const deadline = Date.now() + 10000;
-    for (let attempt = 1; ; attempt++) {
-      const failure = await this.startOnce();
-      if (!failure) {
-        this.started = true;
-        return;
-      }
-      const portTaken = /Address already in use|errno=98/.test(failure);
-      if (!portTaken) throw new Error(failure);
-      if (firstStart) {
-        if (attempt >= 3) throw new Error(failure);
+    await startOnPorts({
+      firstStart: !this.started,
+      startOnce: () => this.startOnce(),
+      portTaken: /Address already in use|errno=98/,
+      newPorts: async () => {
         this.ldapPort = await freePort();
         this.ldapsPort = await freePort();
-      } else {
-        if (Date.now() > deadline) throw new Error(failure);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
+      },
+    });
+    this.started = true;
   }
 
   /** One start: undefined once both ports answer with slapd still running, else why it failed. */
@@ -156,17 +142,22 @@ export class SlapdServer {
         if (!spawnError) await closed;
         return `exited with ${child.exitCode ?? child.signalCode}: ${why()}`;
       }
-      // Both ports answering is not enough when another process holds one of them: slapd must still be running.
-      if ((await answers(this.ldapPort)) && (await answers(this.ldapsPort))) {
-        await new Promise((r) => setTimeout(r, 100));
-        if (!exited()) return undefined;
-        continue;
-      }
+      // Both ports answering is not enough when another process holds one of them: slapd writes its pid file
+      // only once it has bound every listener.
+      if (this.pidFileNames(child) && (await answers(this.ldapPort)) && (await answers(this.ldapsPort))) return undefined;
       if (Date.now() > deadline) {
         await stopChild(child);
         return `did not start within 30 s: ${why()}`;
       }
       await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private pidFileNames(child: ChildProcess): boolean {
+    try {
+      return readFileSync(join(this.dir, 'slapd.pid'), 'utf8').trim() === String(child.pid);
+    } catch {
+      return false;
     }
   }
 
