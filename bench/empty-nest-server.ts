@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { timingSafeEqual } from 'node:crypto';
 import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Req, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
+import { constantTimeEqual } from '../src/common/secret-box';
 import { FLOOR_TOKEN } from './support';
 
 /**
@@ -26,9 +26,7 @@ const USER = { id: 1, username: 'admin', created: new Date(), modified: new Date
 @Injectable()
 class MemoryBearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer') {
   validate(token: string): typeof USER {
-    const given = Buffer.from(token);
-    const held = Buffer.from(FLOOR_TOKEN);
-    if (given.length !== held.length || !timingSafeEqual(given, held)) throw new UnauthorizedException();
+    if (!constantTimeEqual(token, FLOOR_TOKEN)) throw new UnauthorizedException();
     return USER;
   }
 }
@@ -39,9 +37,7 @@ class PlainBearerGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: typeof USER }>();
     const header = req.headers.authorization ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-    const held = Buffer.from(FLOOR_TOKEN);
-    if (given.length !== held.length || !timingSafeEqual(given, held)) throw new UnauthorizedException();
+    if (!constantTimeEqual(header.startsWith('Bearer ') ? header.slice(7) : '', FLOOR_TOKEN)) throw new UnauthorizedException();
     req.user = USER;
     return true;
   }

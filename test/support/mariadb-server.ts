@@ -1,7 +1,7 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './free-port';
-import { startOnPorts } from './start-on-ports';
+import { spawnServer, startOnPorts } from './start-on-ports';
 import { stopChild } from './stop-child';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,25 +46,17 @@ export class MariaDbServer {
 
   /** One start: undefined once this server answers, else why it did not. */
   private async startOnce(): Promise<string | undefined> {
-    const child = spawn('/usr/sbin/mariadbd', [
+    const server = spawnServer('/usr/sbin/mariadbd', [
       '--no-defaults', `--datadir=${this.dataDir}`, `--port=${this.port}`, '--bind-address=127.0.0.1',
       `--socket=${join(this.dir, 'mysqld.sock')}`, `--pid-file=${join(this.dir, 'mysqld.pid')}`, '--user=root',
       '--innodb-buffer-pool-size=16M', '--skip-name-resolve', '--skip-log-bin',
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
-    this.child = child;
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
-    const closed = new Promise<void>((r) => child.once('close', () => r()));
-    let spawnError: Error | undefined;
-    child.once('error', (err) => (spawnError = err));
-    const errors = () => stderr.split('\n').filter((line) => line.includes('[ERROR]')).map((line) => line.replace(/^.*\[ERROR\]\s*/, '')).join('; ');
+    ]);
+    this.child = server.child;
+    const errors = () => server.stderr().split('\n').filter((line) => line.includes('[ERROR]')).map((line) => line.replace(/^.*\[ERROR\]\s*/, '')).join('; ');
     const deadline = Date.now() + 60000;
     for (;;) {
-      if (spawnError) return `mariadbd on port ${this.port} did not start: ${spawnError.message}`;
-      if (child.exitCode !== null || child.signalCode !== null) {
-        await closed;
-        return `mariadbd on port ${this.port} exited with ${child.exitCode ?? child.signalCode}: ${errors()}`;
-      }
+      const gone = await server.gone();
+      if (gone) return `mariadbd on port ${this.port} ${gone}: ${errors()}`;
       try {
         // A short connect timeout: a process holding the port that never answers must not stall the check.
         const conn = await createConnection({ uri: this.url, connectTimeout: 2000 });
@@ -75,7 +67,7 @@ export class MariaDbServer {
         if (dir === this.dataDir) return undefined;
       } catch (err) {
         if (Date.now() > deadline) {
-          await stopChild(child);
+          await stopChild(server.child);
           return `mariadbd on port ${this.port} did not start within 60 s: ${(err as Error).message}; ${errors()}`;
         }
       }

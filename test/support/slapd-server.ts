@@ -1,11 +1,11 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
-import { startOnPorts } from './start-on-ports';
+import { spawnServer, startOnPorts } from './start-on-ports';
 import { stopChild } from './stop-child';
 import { certificateAuthority, issuedCertificate, KeyAndCert } from './x509';
 
@@ -116,37 +116,27 @@ export class SlapdServer {
   /** One start: undefined once both ports answer with slapd still running, else why it failed. */
   private async startOnce(): Promise<string | undefined> {
     // -d none: in the foreground, printing only its errors (such as a port it cannot bind).
-    const child = spawn(SLAPD, ['-f', join(this.dir, 'slapd.conf'), '-h', `${this.ldapUrl}/ ${this.ldapsUrl}/`, '-d', 'none'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    this.child = child;
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
-    let spawnError: Error | undefined;
-    child.once('error', (err) => (spawnError = err));
-    // 'close' comes after the process exited and its stderr is read to the end.
-    const closed = new Promise<void>((r) => child.once('close', () => r()));
-    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    const server = spawnServer(SLAPD, ['-f', join(this.dir, 'slapd.conf'), '-h', `${this.ldapUrl}/ ${this.ldapsUrl}/`, '-d', 'none']);
+    this.child = server.child;
     // On one line (the runner's verdict shows an error's first line): slapd's messages without their time and
     // thread prefix or its version banner.
-    const said = () =>
-      stderr
+    const why = () =>
+      `slapd on ports ${this.ldapPort} and ${this.ldapsPort} (config in ${this.dir}): ` +
+      server
+        .stderr()
         .split('\n')
         .map((line) => line.replace(/^[0-9a-f]+\.[0-9a-f]+ 0x[0-9a-f]+ /, '').trim())
         .filter((line) => line && !line.includes('@(#)') && !line.includes('OpenLDAP Maintainers'))
         .join('; ');
-    const why = () => `slapd on ports ${this.ldapPort} and ${this.ldapsPort} (config in ${this.dir}): ${spawnError?.message ?? said()}`;
     const deadline = Date.now() + 30000;
     for (;;) {
-      if (spawnError || exited()) {
-        if (!spawnError) await closed;
-        return `exited with ${child.exitCode ?? child.signalCode}: ${why()}`;
-      }
+      const gone = await server.gone();
+      if (gone) return `${gone}: ${why()}`;
       // Both ports answering is not enough when another process holds one of them: slapd writes its pid file
       // only once it has bound every listener.
-      if (this.pidFileNames(child) && (await answers(this.ldapPort)) && (await answers(this.ldapsPort))) return undefined;
+      if (this.pidFileNames(server.child) && (await answers(this.ldapPort)) && (await answers(this.ldapsPort))) return undefined;
       if (Date.now() > deadline) {
-        await stopChild(child);
+        await stopChild(server.child);
         return `did not start within 30 s: ${why()}`;
       }
       await new Promise((r) => setTimeout(r, 100));
