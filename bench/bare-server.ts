@@ -1,3 +1,5 @@
+// The service's V8 setting, first, as main.ts has it: the floors run on the runtime the service runs on.
+import '../src/common/no-pretenuring';
 import http from 'node:http';
 
 /** The platform's limit for `npm run bench`: a bare node:http route answering a small JSON body. */

@@ -11,6 +11,7 @@
 # preloaded; issue 43, fourth part: start-up could leave it several times slower).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/rows.sh"
 database=${CPU_DATABASE:-mysql}
 base=$(cd "$1" && pwd); new=$(cd "$2" && pwd); rounds=${3:-5}; seconds=${4:-3}
 work=$(mktemp -d); pids=()
@@ -30,18 +31,13 @@ for build in base new; do
     database_url="mysql://root@127.0.0.1:3306/$db"
   fi
   mkdir -p "$work/$build"
-  (cd "$work/$build"; exec env PORT=0 HOST=127.0.0.1 DATA_DIR="$work/$build" ADMIN_PASSWORD=Prof-admin-pass-1 LOG_LEVEL=info \
+  (cd "$work/$build"; exec env PORT=0 HOST=127.0.0.1 DATA_DIR="$work/$build" ADMIN_PASSWORD="$ROWS_PASSWORD" LOG_LEVEL=info \
     ${database_url:+DATABASE_URL="$database_url"} node -r "$here/next-tick-cost.js" "$tree/dist/src/main.js" > "$work/$build/log" 2>&1 < /dev/null) &
   pid[$build]=$!; pids+=("$!")
   for _ in $(seq 1 150); do grep -q '"event":"listening"' "$work/$build/log" && break; sleep 0.2; done
   url[$build]=$(grep -o '"event":"listening","url":"[^"]*' "$work/$build/log" | sed 's/.*"url":"//; s/\/$//')
-  jar=$work/$build/jar
-  curl -s -c "$jar" -o /dev/null "${url[$build]}/api/login/"
-  csrf=$(awk '$6 == "csrftoken" {print $7}' "$jar")
-  curl -s -b "$jar" -c "$jar" -o /dev/null -H "X-CSRFToken: $csrf" -H "Referer: ${url[$build]}/api/login/" \
-    --data 'username=admin&password=Prof-admin-pass-1' "${url[$build]}/api/login/"
-  cookie[$build]="Cookie: $(awk '$6 != "csrftoken" && NF >= 7 {print $6 "=" $7}' "$jar" | paste -sd ';' -)"
-  token[$build]=$(curl -s -u admin:Prof-admin-pass-1 -X POST "${url[$build]}/api/v2/tokens/" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+  row_credentials "${url[$build]}"
+  cookie[$build]=$ROW_COOKIE; token[$build]=$ROW_TOKEN
 done
 
 echo "CPU per request on $database, mean of $rounds interleaved rounds of ${seconds}s (wrk -t1 -c32); service and mariadbd from /proc/PID/stat"
@@ -49,12 +45,7 @@ results=$work/results
 for round in $(seq 1 "$rounds"); do
   for row in ping session basic bearer; do
     for build in base new; do
-      case $row in
-        ping) header="Accept: application/json"; path=/api/v2/ping/ ;;
-        session) header=${cookie[$build]}; path=/api/v2/me/ ;;
-        basic) header="Authorization: Basic $(printf admin:Prof-admin-pass-1 | base64)"; path=/api/v2/me/ ;;
-        bearer) header="Authorization: Bearer ${token[$build]}"; path=/api/v2/me/ ;;
-      esac
+      row_request "$row" "${cookie[$build]}" "${token[$build]}"; header=$ROW_HEADER; path=$ROW_PATH
       s1=$(cpu "${pid[$build]}"); m1=$(cpu "$mariadbd_pid")
       out=$(wrk -t1 -c32 -d"${seconds}s" -H "$header" "${url[$build]}$path")
       s2=$(cpu "${pid[$build]}"); m2=$(cpu "$mariadbd_pid")

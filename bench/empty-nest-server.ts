@@ -1,3 +1,5 @@
+// The service's V8 setting, first, as main.ts has it: the floors run on the runtime the service runs on.
+import '../src/common/no-pretenuring';
 import 'reflect-metadata';
 import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Req, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

@@ -1,4 +1,6 @@
-// First: keeps nextTick's hidden class alive before anything else runs (common/tick-shape.ts).
+// First: V8's pretenuring off before any collection runs (common/no-pretenuring.ts); nextTick's hidden class kept
+// alive before anything else runs (common/tick-shape.ts).
+import './common/no-pretenuring';
 import './common/tick-shape';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
