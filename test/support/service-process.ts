@@ -40,7 +40,9 @@ export function spawnService(env: Record<string, string>, opts: { mergeOutput?: 
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': a process that fails at start-up writes why just before it exits, and 'exit' can come
+    // before its pipes were read to the end (the reason was lost that way on a Galera pass).
+    child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`service exited with ${code}:\n${output.join('')}`));
     });
