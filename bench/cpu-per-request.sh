@@ -31,11 +31,8 @@ for build in base new; do
     database_url="mysql://root@127.0.0.1:3306/$db"
   fi
   mkdir -p "$work/$build"
-  (cd "$work/$build"; exec env PORT=0 HOST=127.0.0.1 DATA_DIR="$work/$build" ADMIN_PASSWORD="$ROWS_PASSWORD" LOG_LEVEL=info \
-    ${database_url:+DATABASE_URL="$database_url"} node -r "$here/next-tick-cost.js" "$tree/dist/src/main.js" > "$work/$build/log" 2>&1 < /dev/null) &
-  pid[$build]=$!; pids+=("$!")
-  for _ in $(seq 1 150); do grep -q '"event":"listening"' "$work/$build/log" && break; sleep 0.2; done
-  url[$build]=$(grep -o '"event":"listening","url":"[^"]*' "$work/$build/log" | sed 's/.*"url":"//; s/\/$//')
+  start_service "$tree" "$work/$build" "$database_url" -r "$here/next-tick-cost.js"
+  pid[$build]=$SERVICE_PID; pids+=("$SERVICE_PID"); url[$build]=$SERVICE_URL
   row_credentials "${url[$build]}"
   cookie[$build]=$ROW_COOKIE; token[$build]=$ROW_TOKEN
 done

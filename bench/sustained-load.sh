@@ -29,11 +29,8 @@ for run in $(seq 1 "$runs"); do
         db=svc_sustained_$$; database_url="mysql://root@127.0.0.1:3306/$db"
         mysql --host=127.0.0.1 --user=root -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
       fi
-      (cd "$data"; exec env PORT=0 HOST=127.0.0.1 DATA_DIR="$data" ADMIN_PASSWORD="$ROWS_PASSWORD" LOG_LEVEL=info \
-        ${database_url:+DATABASE_URL="$database_url"} node --trace-gc-nvp "$tree/dist/src/main.js" > "$data/log" 2>&1 < /dev/null) &
-      pid=$!
-      for _ in $(seq 1 150); do grep -q '"event":"listening"' "$data/log" && break; sleep 0.2; done
-      url=$(grep -o '"event":"listening","url":"[^"]*' "$data/log" | sed 's/.*"url":"//; s/\/$//')
+      start_service "$tree" "$data" "$database_url" --trace-gc-nvp
+      pid=$SERVICE_PID; url=$SERVICE_URL
       row_credentials "$url"; row_request "$row"
       wrk -t1 -c32 -d2s -H "$ROW_HEADER" "$url$ROW_PATH" > /dev/null
       s1=$(awk '{print $14 + $15}' "/proc/$pid/stat")

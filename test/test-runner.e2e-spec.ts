@@ -70,7 +70,6 @@ const PROJECT = {
 };
 
 describe('the test runner', { skip: TEST_DB !== 'sqlite' ? 'database-independent: runs in the SQLite half' : false }, () => {
-
   describe('run_suite', () => {
     it('passes a run whose tests pass, and names the explained skip', () => {
       const run = runSuite(['passing']);
