@@ -9,6 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { APP_CONFIG, AppConfig, ConfigError, loadAppConfig } from './config/app-config';
 import { JsonLogger, logSink } from './common/json-logger';
+import { reportSlowStart, startStep } from './common/start-progress';
 import { httpAdapter, setupApp } from './setup-app';
 import { UsersService } from './users/users.service';
 import { runWebWorkers } from './web-workers';
@@ -23,13 +24,17 @@ async function bootstrap(): Promise<void> {
   }
   const logger = new JsonLogger(loaded.logLevel);
   if (loaded.webConcurrency > 1 && cluster.isPrimary) return runWebWorkers(loaded.webConcurrency, logger);
+  const started = reportSlowStart(logger);
   // abortOnError false: a start-up failure reaches the catch below (one line, exit status) instead of abort().
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, httpAdapter(loaded), { bodyParser: false, logger, abortOnError: false });
   await setupApp(app);
   const config = app.get<AppConfig>(APP_CONFIG);
+  startStep('the superuser');
   const admin = await app.get(UsersService).ensureBootstrapAdmin(config.adminUsername, config.adminPassword);
   stopOnSignals(app, logger);
+  startStep('the port');
   await app.listen(config.port, config.host);
+  started();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

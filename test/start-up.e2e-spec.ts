@@ -4,8 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MAIN } from './support/service-process';
-import { TEST_DB } from './support/test-db';
+import { createConnection } from 'mysql2/promise';
+import { MAIN, spawnService } from './support/service-process';
+import { createTestDatabase, TEST_DB } from './support/test-db';
 
 /**
  * Issue 34: starting against a database the service cannot use. Errors no retry fixes end the start at
@@ -49,5 +50,25 @@ describe('start-up against a database it cannot use (issue 34)', { skip: TEST_DB
       { time: undefined, level: 'warn', logger: 'database', event: 'database_unreachable', database: 'mysql://svc:***@127.0.0.1:1/x', error: 'connection refused (ECONNREFUSED)', attempt: 1, retry_in_s: 1 },
     );
     assert.doesNotMatch(out, /s3cret|\bat [\w.<>]+ \(|"stack"/);
+  });
+
+  it('a start that waits says what it waits for: the migration lease another node holds', async () => {
+    const db = await createTestDatabase();
+    try {
+      // Another node's lease, as runMigrationsLocked writes it, for 12 s more: this start waits for it to expire.
+      const conn = await createConnection(db.url);
+      await conn.query('CREATE TABLE service_lock (name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires DATETIME(3) NOT NULL)');
+      await conn.query("INSERT INTO service_lock VALUES ('migrations', 'another-node', NOW(3) + INTERVAL 12 SECOND)");
+      await conn.end();
+      const node = await spawnService({ DATABASE_URL: db.url, DATA_DIR: db.dataDir, ADMIN_PASSWORD: 'Start-wait-pass-1' });
+      await node.stop();
+      const json = node.output.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const slow = json.findIndex((l) => l.event === 'start_slow');
+      assert.ok(slow >= 0, node.output.join(''));
+      assert.deepEqual({ ...json[slow], time: undefined }, { time: undefined, level: 'warn', logger: 'bootstrap', event: 'start_slow', waiting_for: 'the migration lease, held by another node', elapsed_s: 10 });
+      assert.ok(json.findIndex((l) => l.event === 'listening') > slow, 'it started once the lease expired');
+    } finally {
+      await db.drop();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { ensureCausalReads } from './galera-causal-reads';
 import { connectDatabase } from './database-connect';
 import { DatabaseHealth } from './database-health';
 import { closeOffThreadReads } from './off-thread-reads';
+import { startStep } from '../common/start-progress';
 import { PreparedStatements } from './prepared-statements';
 import { Transactions } from './transactions';
 
@@ -21,10 +22,14 @@ import { Transactions } from './transactions';
       useFactory: (config: AppConfig) => ({ ...databaseOptions(config.databaseUrl), autoLoadEntities: true, toRetry: () => false }),
       // Migrations run before the DataSource is handed to anyone, so no provider sees an old schema.
       dataSourceFactory: async (options) => {
+        startStep('the database connection');
         const dataSource = await connectDatabase(options!);
         // Before any other statement of the service: on Galera every connection reads causally.
+        startStep('causal reads on every connection (Galera)');
         await ensureCausalReads(dataSource);
+        startStep('the migrations');
         await runMigrationsLocked(dataSource);
+        startStep('loading the application');
         return dataSource;
       },
     }),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { startStep } from '../common/start-progress';
 import { isDeadlock, isLockConflict, isUniqueViolation } from './errors';
 
 const LEASE = 'migrations';
@@ -23,6 +24,7 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
       break;
     } catch (err) {
       if (!isUniqueViolation(err) && !isDeadlock(err)) throw err;
+      startStep('the migration lease, held by another node');
       if (Date.now() > deadline) throw new Error(`could not take the migration lock within ${LEASE_SECONDS} seconds`);
       await dataSource.query('DELETE FROM service_lock WHERE name = ? AND expires < NOW(3)', [LEASE]);
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
@@ -35,6 +37,7 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<numbe
       .query(`UPDATE service_lock SET expires = NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND WHERE name = ? AND holder = ?`, [LEASE, holder])
       .catch(() => undefined);
   }, (LEASE_SECONDS * 1000) / 4);
+  startStep('the migrations');
   try {
     return await migrateRetryingConflicts(dataSource);
   } finally {
