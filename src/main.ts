@@ -9,7 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { APP_CONFIG, AppConfig, ConfigError, loadAppConfig } from './config/app-config';
 import { JsonLogger, logSink } from './common/json-logger';
-import { reportSlowStart, startStep } from './common/start-progress';
+import { reportSlowStart, startStep } from './database/start-progress';
 import { httpAdapter, setupApp } from './setup-app';
 import { UsersService } from './users/users.service';
 import { runWebWorkers } from './web-workers';

@@ -9,7 +9,7 @@ import { ensureCausalReads } from './galera-causal-reads';
 import { connectDatabase } from './database-connect';
 import { DatabaseHealth } from './database-health';
 import { closeOffThreadReads } from './off-thread-reads';
-import { startStep } from '../common/start-progress';
+import { startStep } from './start-progress';
 import { PreparedStatements } from './prepared-statements';
 import { Transactions } from './transactions';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { startStep } from '../common/start-progress';
+import { startStep } from './start-progress';
 import { isDeadlock, isLockConflict, isUniqueViolation } from './errors';
 
 const LEASE = 'migrations';
