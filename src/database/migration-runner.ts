@@ -3,7 +3,10 @@ import type { DataSource } from 'typeorm';
 import { startStep } from './start-progress';
 import { isDeadlock, isLockConflict, isUniqueViolation } from './errors';
 
-const LEASE = 'migrations';
+/** The lease row's name in `service_lock`, and the table (MySQL), as every node creates it before taking the lease. */
+export const LEASE = 'migrations';
+export const SERVICE_LOCK_TABLE =
+  'CREATE TABLE IF NOT EXISTS service_lock (name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires DATETIME(3) NOT NULL)';
 const LEASE_SECONDS = 120;
 
 /**
@@ -15,7 +18,7 @@ const LEASE_SECONDS = 120;
  */
 export async function runMigrationsLocked(dataSource: DataSource): Promise<number> {
   if (dataSource.options.type !== 'mysql') return runSqliteMigrations(dataSource);
-  await dataSource.query('CREATE TABLE IF NOT EXISTS service_lock (name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires DATETIME(3) NOT NULL)');
+  await dataSource.query(SERVICE_LOCK_TABLE);
   const holder = randomBytes(12).toString('hex');
   const deadline = Date.now() + LEASE_SECONDS * 1000;
   for (;;) {
