@@ -100,8 +100,8 @@ async function seed(dir: string, mysqlUrl: string | undefined): Promise<void> {
     for (let u = 1; u <= DRY_RUN_LOGINS; u++) {
       const username = `maps-user-${u}`;
       await db.query(
-        'INSERT INTO auth_user (username, first_name, last_name, email, password, is_superuser, is_system_auditor, is_active, external_account, created, modified) VALUES (?, ?, ?, ?, ?, 0, 0, 1, ?, ?, ?)',
-        [username, 'Maps', `User ${u}`, `${username}@example.org`, '!unusable', 'ldap', now, now],
+        'INSERT INTO auth_user (username, username_folded, first_name, last_name, email, password, is_superuser, is_system_auditor, is_active, external_account, created, modified) VALUES (?, ?, ?, ?, ?, ?, 0, 0, 1, ?, ?, ?)',
+        [username, username, 'Maps', `User ${u}`, `${username}@example.org`, '!unusable', 'ldap', now, now],
       );
     }
     const userIds = await db.ids("SELECT id FROM auth_user WHERE username LIKE 'maps-user-%' ORDER BY id");

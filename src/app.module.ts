@@ -10,10 +10,10 @@ import { CredentialsModule } from './credentials/credentials.module';
 import { DatabaseModule } from './database/database.module';
 import { HostsModule } from './hosts/hosts.module';
 import { JobTemplatesModule } from './job-templates/job-templates.module';
-import { LdapModule } from './ldap/ldap.module';
+import { ExternalLoginsModule } from './external-logins/external-logins.module';
+import { LOGIN_METHOD_MODULES } from './login-method-modules';
 import { OAuth2Module } from './oauth2/oauth2.module';
 import { OrganizationsModule } from './organizations/organizations.module';
-import { RadiusModule } from './radius/radius.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
 import { SsoModule } from './sso/sso.module';
@@ -25,8 +25,8 @@ import { MapsModule } from './maps/maps.module';
 @Module({
   imports: [
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
-    // Password methods are asked in the order they register: LDAP, then RADIUS (SPEC §20).
-    LdapModule, RadiusModule,
+    // The external-login pipeline and the password methods on it (each asked by its registration's order: LDAP, then RADIUS).
+    ExternalLoginsModule, ...LOGIN_METHOD_MODULES,
     ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule,
   ],
   providers: [BackgroundWork],

@@ -275,8 +275,9 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       const failed = events(from, 'login_failed');
       const reasons = failed.map((e) => [e.username, e.directory, e.reason]);
       assert.deepEqual(reasons.slice(0, 3), [
-        ['dave', 'default', 'not_in_require_group'],
-        ['carol', 'default', 'in_deny_group'],
+        // The gates are the maps' allow decisions (issue 55: decided once), named by the setting that refused.
+        ['dave', 'default', 'access_refused: AUTH_LDAP_REQUIRE_GROUP'],
+        ['carol', 'default', 'access_refused: AUTH_LDAP_DENY_GROUP'],
         ['alice', 'default', 'wrong_password'],
       ]);
       assert.equal(await user('carol'), undefined, 'a refused first login creates nobody');
@@ -384,7 +385,7 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       // The explainer reads the name as a login does.
       const explained = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'ｌａｒａ', password: PASSWORDS.lara }).expect(200);
       assert.equal(explained.body.would_login, true);
-      assert.match(explained.body.steps.join('\n'), new RegExp(`"lara" is an LDAP user here \\(id ${String(lara.id)},`));
+      assert.match(explained.body.steps.join('\n'), new RegExp(`"lara" is a user of LDAP here \\(id ${String(lara.id)},`));
     });
 
     it('a deactivated lara is refused under every spelling, and no spelling mints an active account', async () => {
@@ -633,13 +634,14 @@ describe(`LDAP and Active Directory logins (SPEC §14, issue 30, ${TEST_DB})`, (
       assert.deepEqual(res.body.flags, { is_superuser: false, is_system_auditor: true });
       const text = res.body.steps.join('\n');
       assert.match(text, /USER_SEARCH \(uid=bob\) under ou=people,dc=example,dc=org: found uid=bob/);
-      assert.match(text, /REQUIRE_GROUP cn=staff,ou=groups,dc=example,dc=org: member/);
-      assert.match(text, /DENY_GROUP cn=banned,ou=groups,dc=example,dc=org: not a member/);
-      assert.match(text, /is_system_auditor: set, by membership of cn=auditors/);
-      assert.match(text, /is_superuser: cleared, a member of none of cn=admins/);
+      assert.match(text, /Group cn=staff,ou=groups,dc=example,dc=org: member/);
+      assert.match(text, /Group cn=banned,ou=groups,dc=example,dc=org: not a member/);
+      // The flags as the login sets them: decided once, by the maps (issue 55).
+      assert.match(text, /is_system_auditor: set, by AUTH_LDAP_USER_FLAGS_BY_GROUP\.is_system_auditor/);
+      assert.match(text, /is_superuser: cleared, by AUTH_LDAP_USER_FLAGS_BY_GROUP\.is_superuser/);
       const carol = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'carol', password: PASSWORDS.carol }).expect(200);
       assert.equal(carol.body.would_login, false);
-      assert.match(carol.body.steps.join('\n'), /Refused: the user is in DENY_GROUP/);
+      assert.match(carol.body.steps.join('\n'), /Verdict: refused by AUTH_LDAP_DENY_GROUP \(an allow decision of the maps\)/);
       const newcomer = await t.http().post('/api/v2/settings/ldap/test/').set('Authorization', ADMIN).send({ username: 'o+brien', password: PASSWORDS['o+brien'] }).expect(200);
       assert.equal(newcomer.body.would_login, true);
       // Nothing changed: no user created, no flag moved.

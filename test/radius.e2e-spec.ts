@@ -520,8 +520,9 @@ describe(`RADIUS logins (SPEC §20, issue 41, ${TEST_DB})`, () => {
       const text = res.body.steps.join('\n');
       assert.match(text, new RegExp(`Access-Request for "rita" to 127\\.0\\.0\\.1:${radius.port}`));
       assert.match(text, /Reply: Access-Accept from .*Message-Authenticator verified/);
-      assert.match(text, /is_superuser: set, by Class "awx-admins"/);
-      assert.match(text, /is_system_auditor: set, by Filter-Id "awx-auditors"/);
+      // The flags as the login sets them: decided once, by the maps (issue 55).
+      assert.match(text, /is_superuser: set, by RADIUS_USER_FLAGS_BY_ATTR\.is_superuser_attr/);
+      assert.match(text, /is_system_auditor: set, by RADIUS_USER_FLAGS_BY_ATTR\.is_system_auditor_attr/);
       const challenge = await explain('chuck', PASSWORDS.chuck);
       assert.deepEqual([challenge.body.would_login, challenge.body.reply], [false, 'Access-Challenge']);
       assert.deepEqual(challenge.body.attributes, { 'Reply-Message': ['Enter the code from your token'], State: ['0x01020304'] });

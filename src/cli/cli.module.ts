@@ -2,26 +2,25 @@ import { Module } from '@nestjs/common';
 import { CommonModule } from '../common/common.module';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { LdapModule } from '../ldap/ldap.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { MfaModule } from '../mfa/mfa.module';
-import { RadiusModule } from '../radius/radius.module';
+import { ExternalLoginsModule } from '../external-logins/external-logins.module';
+import { LOGIN_METHOD_MODULES } from '../login-method-modules';
 import { ResetMfaCommand } from './mfa-commands';
-import { LdapTestCommand } from './ldap-commands';
-import { RadiusTestCommand } from './radius-commands';
+import { LdapTestCommand, LoginTestCommand, RadiusTestCommand } from './login-test-commands';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
 import { ClearTokensCommand, CreateOAuth2TokenCommand, ListExpiringTokensCommand, RevokeOAuth2TokensCommand } from './token-commands';
 import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand } from './user-commands';
 
 /**
- * The management commands run on the Nest application context: same services, no HTTP server. LdapModule
- * and RadiusModule are here for `ldap_test` and `radius_test`, and so that their settings exist for every command.
+ * The management commands run on the Nest application context: same services, no HTTP server. The password
+ * methods (LOGIN_METHOD_MODULES) are here for `login_test`, and so that their settings exist for every command.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule, LdapModule, RadiusModule],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule, ExternalLoginsModule, ...LOGIN_METHOD_MODULES],
   providers: [
     CreateSuperuserCommand,
     ChangePasswordCommand,
@@ -33,6 +32,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
     RevokeOAuth2TokensCommand,
     ClearTokensCommand,
     ListExpiringTokensCommand,
+    LoginTestCommand,
     LdapTestCommand,
     RadiusTestCommand,
   ],

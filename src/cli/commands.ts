@@ -3,16 +3,14 @@ import type * as SessionCommands from './session-commands';
 import type * as TokenCommands from './token-commands';
 import type * as UserCommands from './user-commands';
 import type * as MfaCommands from './mfa-commands';
-import type * as LdapCommands from './ldap-commands';
-import type * as RadiusCommands from './radius-commands';
+import type * as LoginTestCommands from './login-test-commands';
 
 /** The implementations, required only when a command runs (they load Nest, TypeORM and the services). */
 const users = () => require('./user-commands') as typeof UserCommands;
 const sessions = () => require('./session-commands') as typeof SessionCommands;
 const tokens = () => require('./token-commands') as typeof TokenCommands;
 const mfa = () => require('./mfa-commands') as typeof MfaCommands;
-const ldap = () => require('./ldap-commands') as typeof LdapCommands;
-const radius = () => require('./radius-commands') as typeof RadiusCommands;
+const loginTest = () => require('./login-test-commands') as typeof LoginTestCommands;
 
 /**
  * Every management command as the help shows it (issue 34): declared here, apart from its implementation,
@@ -102,22 +100,33 @@ export const COMMANDS: CommandDefinition[] = [
     implementation: () => tokens().ListExpiringTokensCommand,
   },
   {
+    name: 'login_test',
+    description: "Explain what a password method's login would do, step by step, without logging in (exit 0 if it would succeed)",
+    options: [
+      { flags: '--method <method>', description: 'the method (its external_account: ldap, radius, or a registered one)' },
+      { flags: '--server <server>', description: "one of the method's servers, where it has several (LDAP: default, 1 … 5)" },
+      { flags: '--username <username>', description: 'the name typed at the login' },
+      { flags: '--password <password>', description: 'its password (else MANAGE_PASSWORD, else prompt)' },
+    ],
+    implementation: () => loginTest().LoginTestCommand,
+  },
+  {
     name: 'ldap_test',
-    description: 'Explain what an LDAP login would do, step by step, without logging in (exit 0 if it would succeed)',
+    description: 'login_test --method ldap: explain what an LDAP login would do (exit 0 if it would succeed)',
     options: [
       { flags: '--server <server>', description: 'one directory: default, 1, 2, 3, 4 or 5 (else all, in login order)' },
       { flags: '--username <username>', description: 'the name typed at the login' },
       { flags: '--password <password>', description: 'its password (else MANAGE_PASSWORD, else prompt)' },
     ],
-    implementation: () => ldap().LdapTestCommand,
+    implementation: () => loginTest().LdapTestCommand,
   },
   {
     name: 'radius_test',
-    description: 'Explain what a RADIUS login would do, step by step, without logging in (exit 0 if it would succeed)',
+    description: 'login_test --method radius: explain what a RADIUS login would do (exit 0 if it would succeed)',
     options: [
       { flags: '--username <username>', description: 'the name typed at the login' },
       { flags: '--password <password>', description: 'its password (else MANAGE_PASSWORD, else prompt)' },
     ],
-    implementation: () => radius().RadiusTestCommand,
+    implementation: () => loginTest().RadiusTestCommand,
   },
 ];

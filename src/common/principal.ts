@@ -11,6 +11,8 @@ export type TokenScope = 'read' | 'write';
 export interface Account {
   id: number;
   username: string;
+  /** `username` as names compare (NFKC, case folded); not read on the request path. */
+  usernameFolded: string | null;
   firstName: string;
   lastName: string;
   email: string;

@@ -4,7 +4,7 @@ import { DirectoryConnection, DirectoryUnavailable, describeError, isTransportEr
 import { DirectoryEntry, DirectoryUser, groupType, MembershipAnswer, membershipOf, userAttributes } from './group-types';
 import { fillDnTemplate, fillFilter, normalizeDn } from './ldap-names';
 import { settingPrefix } from './ldap-settings';
-import type { DirectoryConfig, UserField, UserFlag } from './ldap-settings';
+import type { DirectoryConfig, UserField } from './ldap-settings';
 
 /** Why a directory refused a login (for the log event and the explainer; the user sees a wrong password). */
 export type DirectoryRefusal =
@@ -12,9 +12,7 @@ export type DirectoryRefusal =
   | 'not_found'
   | 'ambiguous_user'
   | 'wrong_password'
-  | 'bind_refused'
-  | 'not_in_require_group'
-  | 'in_deny_group';
+  | 'bind_refused';
 
 /** What one directory made of a login, or what the first directory that knew the name decided. */
 export interface DirectoryDecision {
@@ -27,14 +25,15 @@ export interface DirectoryDecision {
   groups: string[];
   /** The mapped fields as the directory has them (absent attributes left out). */
   attributes: Partial<Record<UserField, string>>;
-  /** The flags USER_FLAGS_BY_GROUP maps, each set or cleared; unmapped flags are absent. */
-  flags: Partial<Record<UserFlag, boolean>>;
-  /** The user entry's attributes, names in lower case (the maps' attributes, SPEC §21; secrets left out there). */
+  /** The user entry's attributes, names in lower case (the maps read those a setting names, SPEC §21). */
   entry: Record<string, string[]>;
-  steps: string[];
 }
 
-/** The group DNs a directory's settings name beyond its group search (the maps'): asked of each group at a login. */
+/**
+ * The group DNs a directory's settings name beyond its group search (REQUIRE_GROUP, DENY_GROUP, the flags' and
+ * maps' groups): asked of each group at a login, so that the maps, which decide the gates and flags (SPEC §21),
+ * read every answer they need.
+ */
 export type NamedGroups = (config: DirectoryConfig) => string[];
 
 /**
@@ -59,8 +58,6 @@ export function activeDirectoryReason(message: string): string | undefined {
   const match = /\bdata ([0-9a-f]{3,4})\b/i.exec(message);
   return match ? AD_BIND_CODES[match[1].toLowerCase()] : undefined;
 }
-
-const FLAGS: UserFlag[] = ['is_superuser', 'is_system_auditor'];
 
 /**
  * The login through the directories (SPEC §14), and its explanation: the same walk answers a login and
@@ -89,30 +86,29 @@ export class DirectoryLogin {
     return context;
   }
 
-  /** `steps` hears each step as it happens (so an explainer keeps them when a directory fails midway). */
-  async decide(directories: DirectoryConfig[], username: string, password: string, steps: string[] = []): Promise<DirectoryDecision> {
-    const none: DirectoryDecision = { directory: null, refusal: 'not_found', dn: null, groups: [], attributes: {}, flags: {}, entry: {}, steps };
+  /** `step` hears each step as it happens (so an explainer keeps them when a directory fails midway). */
+  async decide(directories: DirectoryConfig[], username: string, password: string, step: (line: string) => void = () => {}): Promise<DirectoryDecision> {
+    const none: DirectoryDecision = { directory: null, refusal: 'not_found', dn: null, groups: [], attributes: {}, entry: {} };
     if (!directories.length) {
-      steps.push('No directory is configured (every AUTH_LDAP_*SERVER_URI is empty).');
+      step('No directory is configured (every AUTH_LDAP_*SERVER_URI is empty).');
       return none;
     }
     // An unauthenticated bind (a DN with no password) succeeds on most servers and proves nothing (RFC 4513 §5.1.2).
     if (password === '') {
-      steps.push('The password is empty: refused without asking any directory (an empty password would be an unauthenticated bind).');
+      step('The password is empty: refused without asking any directory (an empty password would be an unauthenticated bind).');
       return { ...none, refusal: 'empty_password' };
     }
     for (const config of directories) {
-      steps.push(`Directory ${config.name} (${config.uris.join(' ')}):`);
-      const decision = await this.inDirectory(config, username, password, steps);
+      step(`Directory ${config.name} (${config.uris.join(' ')}):`);
+      const decision = await this.inDirectory(config, username, password, (line) => step(`  ${line}`));
       if (decision) return decision;
     }
-    steps.push('No directory knows this user: the login is refused like a wrong password.');
+    step('No directory knows this user: the login is refused like a wrong password.');
     return none;
   }
 
   /** One directory's answer: a decision, or null when it does not know the user. */
-  private async inDirectory(config: DirectoryConfig, username: string, password: string, steps: string[]): Promise<DirectoryDecision | null> {
-    const note = (line: string) => steps.push(`  ${line}`);
+  private async inDirectory(config: DirectoryConfig, username: string, password: string, note: (line: string) => void): Promise<DirectoryDecision | null> {
     let connection: DirectoryConnection;
     try {
       connection = await this.open(config, this.contextFor(config.caCert), note);
@@ -125,7 +121,7 @@ export class DirectoryLogin {
       throw err;
     }
     try {
-      return await this.withConnection(connection, config, username, password, note, steps);
+      return await this.withConnection(connection, config, username, password, note);
     } catch (err) {
       if (err instanceof DirectoryUnavailable) throw err;
       // A broken connection, a timeout, or an answer the login cannot use: an outage, not the user's failure.
@@ -142,11 +138,10 @@ export class DirectoryLogin {
     username: string,
     password: string,
     note: (line: string) => void,
-    steps: string[],
   ): Promise<DirectoryDecision | null> {
     const found = await this.findUser(connection, config, username, note);
     if (!found) return null;
-    const base: DirectoryDecision = { directory: config.name, refusal: null, dn: null, groups: [], attributes: {}, flags: {}, entry: {}, steps };
+    const base: DirectoryDecision = { directory: config.name, refusal: null, dn: null, groups: [], attributes: {}, entry: {} };
     if (found === 'ambiguous') return { ...base, refusal: 'ambiguous_user' };
     base.dn = found.dn;
     const bound = await connection.bindAs(found.dn, password);
@@ -189,36 +184,10 @@ export class DirectoryLogin {
       }
       return answer;
     };
-    if (config.requireGroup) {
-      const answer = await membership(config.requireGroup);
-      note(`REQUIRE_GROUP ${config.requireGroup}: ${answer.member ? 'member' : 'not a member'} (${answer.how}).`);
-      if (!answer.member) {
-        note('Refused: the user is outside REQUIRE_GROUP (answered like a wrong password).');
-        return { ...decision, refusal: 'not_in_require_group' };
-      }
+    for (const dn of this.namedGroups(config)) {
+      const answer = await membership(dn);
+      note(`Group ${dn}: ${answer.member ? 'member' : 'not a member'} (${answer.how}).`);
     }
-    if (config.denyGroup) {
-      const answer = await membership(config.denyGroup);
-      note(`DENY_GROUP ${config.denyGroup}: ${answer.member ? 'member' : 'not a member'} (${answer.how}).`);
-      if (answer.member) {
-        note('Refused: the user is in DENY_GROUP (answered like a wrong password).');
-        return { ...decision, refusal: 'in_deny_group' };
-      }
-    }
-    for (const flag of FLAGS) {
-      const dns = config.flagsByGroup[flag];
-      if (!dns) continue;
-      let by: string | undefined;
-      for (const dn of dns) {
-        if ((await membership(dn)).member) {
-          by = dn;
-          break;
-        }
-      }
-      decision.flags[flag] = by !== undefined;
-      note(by !== undefined ? `${flag}: set, by membership of ${by}.` : `${flag}: cleared, a member of none of ${dns.join('; ') || '(no group)'}.`);
-    }
-    for (const dn of this.namedGroups(config)) await membership(dn);
     return decision;
   }
 

@@ -52,6 +52,7 @@ export function sameDn(a: string, b: string): boolean {
 export const ldapMapReader: MapSourceReader = {
   family: FAMILY,
   accepts: (instance) => (DIRECTORY_NAMES as readonly (string | null)[]).includes(instance),
+  instances: 'ldap:default, ldap:1 … ldap:5',
   keys: (instance) => (instance === null ? DIRECTORY_NAMES.flatMap(directoryKeys) : directoryKeys(instance as DirectoryName)),
   awxVerdicts(instance: string | null, claims: Claims, get: SettingsView) {
     const prefix = settingPrefix(instance as DirectoryName);
@@ -70,7 +71,7 @@ export const ldapMapReader: MapSourceReader = {
     );
   },
   sameGroup: sameDn,
-  sameAttribute: (a, b) => a.toLowerCase() === b.toLowerCase(),
+  sameAttribute: (a, b) => attributeType(a) === attributeType(b),
 };
 
 /**
@@ -91,12 +92,33 @@ export function ldapNamedGroups(name: DirectoryName, get: SettingsView): string[
   }
   for (const entry of Object.values((get(`${prefix}TEAM_MAP`) ?? {}) as TeamMap)) add(entry.users);
   for (const dns of Object.values((get(`${prefix}USER_FLAGS_BY_GROUP`) ?? {}) as Record<string, string[]>)) named.push(...dns);
+  for (const gate of ['REQUIRE_GROUP', 'DENY_GROUP']) add(get(`${prefix}${gate}`) as string | null);
   for (const rule of (get('AUTHENTICATION_MAPS') ?? []) as MapRule[]) {
     if (rule.enabled === false || !readsDirectory(rule, name)) continue;
     const groups = rule.triggers.groups;
     if (groups) named.push(...(groups.has_or ?? []), ...(groups.has_and ?? []), ...(groups.has_not ?? []));
   }
   return [...new Set(named.filter(isDn))];
+}
+
+/**
+ * The entry's attributes a login through directory `name` keeps as claims (SPEC §21): those USER_ATTR_MAP maps
+ * and those an AUTHENTICATION_MAPS rule that reads this directory names, compared without case and without
+ * their options (`userPassword;x-old` is `userPassword`); never the whole entry less a list.
+ */
+export function ldapNamedAttributes(name: DirectoryName, get: SettingsView, attrMap: Record<string, string | undefined>): Set<string> {
+  const named = new Set<string>(Object.values(attrMap).filter((a): a is string => !!a).map(attributeType));
+  for (const rule of (get('AUTHENTICATION_MAPS') ?? []) as MapRule[]) {
+    if (rule.enabled === false || !readsDirectory(rule, name)) continue;
+    for (const attribute of Object.keys(rule.triggers.attributes ?? {})) if (attribute !== 'join_condition') named.add(attributeType(attribute));
+  }
+  return named;
+}
+
+/** An attribute description's type, as LDAP compares it: without case and options (RFC 4512 §2.5). */
+export function attributeType(description: string): string {
+  const semicolon = description.indexOf(';');
+  return (semicolon < 0 ? description : description.slice(0, semicolon)).toLowerCase();
 }
 
 function readsDirectory(rule: MapRule, name: DirectoryName): boolean {

@@ -1,45 +1,46 @@
-import { Module, OnModuleInit } from '@nestjs/common';
-import { SettingsModule } from '../settings/settings.module';
-import { SettingsService } from '../settings/settings.service';
-import { LoginMethods } from '../users/login-methods';
-import { UsersModule } from '../users/users.module';
-import { MapsModule } from '../maps/maps.module';
-import { LdapLogins } from './ldap-logins.service';
-import { LdapStrategy } from './ldap.strategy';
-import { DIRECTORY_NAMES, ldapSettingDefinitions, settingPrefix } from './ldap-settings';
-import { MapSources } from '../maps/map-sources';
+import { Module } from '@nestjs/common';
+import { ExternalLoginsModule } from '../external-logins/external-logins.module';
+import { ExternalMethods } from '../external-logins/external-methods';
 import { ldapMapSettingDefinitions } from '../maps/map-settings';
-import { isDn } from './ldap-names';
+import { SettingsModule } from '../settings/settings.module';
+import { UsersModule } from '../users/users.module';
+import { LdapLogins } from './ldap-logins.service';
 import { ldapMapReader } from './ldap-map-reader';
-import { LdapTestController } from './ldap-test.controller';
+import { isDn } from './ldap-names';
+import { DIRECTORY_NAMES, ldapSettingDefinitions, settingPrefix } from './ldap-settings';
+
+const CATEGORY = 'ldap';
 
 /**
- * LDAP and Active Directory logins (SPEC §14, issue 30). Nothing imports it but the application and the
- * command-line modules: it registers its settings and its login method (`users/login-methods.ts`: a remote
- * method for DISABLE_LOCAL_AUTH that proves passwords, so its users owe the second step; LocalCredentialsService
- * asks it, and the form, basic and the password grant go through that one check).
+ * LDAP and Active Directory logins (SPEC §14, issue 30): one folder and one registration (issue 55). The method
+ * proves an attempt through the directories; the external-login pipeline does the rest. A remote method for
+ * DISABLE_LOCAL_AUTH that proves passwords, so its users owe the second step; asked first of the password methods.
  */
 @Module({
-  imports: [UsersModule, SettingsModule, MapsModule],
-  controllers: [LdapTestController],
-  providers: [LdapLogins, LdapStrategy],
+  imports: [UsersModule, SettingsModule, ExternalLoginsModule],
+  providers: [LdapLogins],
   exports: [LdapLogins],
 })
-export class LdapModule implements OnModuleInit {
-  constructor(
-    settings: SettingsService,
-    private readonly methods: LoginMethods,
-    private readonly logins: LdapLogins,
-    private readonly mapSources: MapSources,
-  ) {
-    // At construction, before the settings service first reads the table.
-    settings.register(ldapSettingDefinitions());
-    // SPEC §21: each directory's AWX organization and team maps.
-    for (const name of DIRECTORY_NAMES) settings.register(ldapMapSettingDefinitions(settingPrefix(name), isDn));
-  }
-
-  onModuleInit(): void {
-    this.methods.register(this.logins.method());
-    this.mapSources.register(ldapMapReader);
+export class LdapModule {
+  constructor(methods: ExternalMethods, logins: LdapLogins) {
+    methods.register({
+      method: logins.method(),
+      order: 10,
+      mapReaders: [ldapMapReader],
+      // SPEC §21: each directory's AWX organization and team maps beside its §14 keys.
+      settings: [{ category: CATEGORY, label: 'LDAP', definitions: [...ldapSettingDefinitions(), ...DIRECTORY_NAMES.flatMap((name) => ldapMapSettingDefinitions(settingPrefix(name), CATEGORY, isDn))] }],
+      holderOf: (dn) => logins.holderOf(dn),
+      holderNote: (user) => `DN ${user.ldapDn ?? 'unknown'}`,
+      prove: (attempt, options) => logins.prove(attempt, options),
+      explainer: {
+        category: CATEGORY,
+        servers: DIRECTORY_NAMES,
+        unproven: { dn: null, groups: [] },
+        lines: (answer) => {
+          const groups = answer.groups as string[];
+          return [`DN: ${(answer.dn as string | null) ?? '(none)'}`, `Groups: ${groups.length ? groups.join('; ') : '(none)'}`];
+        },
+      },
+    });
   }
 }

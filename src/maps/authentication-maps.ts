@@ -54,13 +54,17 @@ export const MAX_RULES = 500;
 export const MAX_RULES_BYTES = 1024 * 1024;
 const MAX_LIST = 1000;
 
-/** A provider or IdP name, as §7 allows them in `oidc:<name>` / `saml:<name>`. */
-const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const SOURCE = new RegExp(`^(ldap|ldap:(default|[1-5])|saml|oidc|radius|(saml|oidc):${PROVIDER_NAME.source.slice(1, -1)})$`);
+/** Which rule sources exist: the registered methods' (maps/map-sources.ts), so that a new method's rules validate. */
+export interface RuleSources {
+  accepts(tag: string): boolean;
+  /** The sources in words, for the error: `ldap, ldap:default, ldap:1 … ldap:5, …`. */
+  describe(): string;
+}
 
-const source = z.string().refine((value) => SOURCE.test(value), {
-  error: (issue) => `"${String(issue.input)}" is not a source: one of ldap, ldap:default, ldap:1 … ldap:5, saml, saml:<IdP>, oidc, oidc:<provider>, radius.`,
-});
+const sourceOf = (known: RuleSources) =>
+  z.string().max(200).refine((value) => known.accepts(value), {
+    error: (issue) => `"${String(issue.input).slice(0, 200)}" is not a source: one of ${known.describe()}.`,
+  });
 
 const objectName = z.string().min(1, 'This field may not be blank.').max(512);
 /** A test's operand: text; a number or boolean is taken as its JSON text, as claims' values are. */
@@ -105,11 +109,12 @@ const triggers = z
 
 const ROLES: Record<'organization' | 'team', readonly string[]> = { organization: ['member', 'admin', 'auditor'], team: ['member', 'admin'] };
 
-const rule = z
+const ruleOf = (known: RuleSources) =>
+  z
   .strictObject({
     name: z.string().min(1, 'This field may not be blank.').max(512),
     enabled: z.boolean().default(true),
-    sources: z.array(source).min(1).max(100).optional(),
+    sources: z.array(sourceOf(known)).min(1).max(100).optional(),
     map_type: z.enum(MAP_TYPES),
     organization: objectName.optional(),
     team: objectName.optional(),
@@ -135,8 +140,9 @@ const rule = z
     return { ...value, ...(target ? { role: value.role ?? 'member' } : {}), triggers: value.triggers as Triggers };
   });
 
-const rules = z
-  .array(rule)
+const rulesOf = (known: RuleSources) =>
+  z
+  .array(ruleOf(known))
   .max(MAX_RULES)
   .superRefine((list, ctx) => {
     const seen = new Set<string>();
@@ -147,13 +153,14 @@ const rules = z
   });
 
 /** The whole setting: at most MAX_RULES rules and MAX_RULES_BYTES of JSON, then each rule. */
-export const authenticationMapsSchema = reportErrors(
+export const authenticationMapsSchema = (known: RuleSources) =>
+  reportErrors(
   z
     .unknown()
     .superRefine((value, ctx) => {
       const size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
       if (size > MAX_RULES_BYTES) ctx.addIssue({ code: 'custom', message: `The rules take ${size} bytes of JSON: at most ${MAX_RULES_BYTES} are allowed.`, abort: true });
     })
-    .pipe(rules),
+    .pipe(rulesOf(known)),
   'path',
 );

@@ -4,20 +4,23 @@ import type { Claims } from './map-contract';
 export const CLAIMS_RECORD_MAX_BYTES = 64 * 1024;
 
 /**
- * Attributes that hold secrets, never stored whatever a source sends (SPEC §21): LDAP's password and key
- * attributes, RADIUS's User-Password, State and Message-Authenticator, and the tokens and codes of SSO.
+ * Attributes that hold secrets, never stored whatever a source sends or a rule names (SPEC §21): LDAP's
+ * password and key attributes, RADIUS's User-Password, State and Message-Authenticator, and the tokens and codes of SSO.
  * Compared without case, as LDAP names attributes.
  */
 const SECRET_ATTRIBUTES = new Set(
   [
-    'userPassword', 'unicodePwd', 'sambaNTPassword', 'sambaLMPassword', 'userPKCS12', 'krbPrincipalKey', 'msDS-KeyCredentialLink',
+    'userPassword', 'unicodePwd', 'sambaNTPassword', 'sambaLMPassword', 'sambaPasswordHistory', 'userPKCS12', 'krbPrincipalKey', 'krb5Key',
+    'authPassword', 'ipaNTHash', 'msDS-KeyCredentialLink', 'msDS-ManagedPassword',
     'User-Password', 'CHAP-Password', 'State', 'Message-Authenticator',
     'id_token', 'access_token', 'refresh_token', 'code', 'nonce', 'at_hash', 'c_hash', 's_hash', 'SessionIndex',
   ].map((name) => name.toLowerCase()),
 );
 
+/** Compared without options too (`userPassword;x-old` is `userPassword`, RFC 4512 §2.5), as SPEC §21 says. */
 export function isSecretAttribute(name: string): boolean {
-  return SECRET_ATTRIBUTES.has(name.toLowerCase());
+  const semicolon = name.indexOf(';');
+  return SECRET_ATTRIBUTES.has((semicolon < 0 ? name : name.slice(0, semicolon)).toLowerCase());
 }
 
 /** A claim's values as text: strings kept, numbers and booleans as their JSON text, anything else dropped. */

@@ -6,7 +6,9 @@ import { authenticationMapsSchema } from './authentication-maps';
 import {
   ldapMapSettingDefinitions,
   ldapOrganizationMapSchema,
-  MAP_SETTING_DEFINITIONS,
+  mapSettingDefinitions,
+  samlAttributeMapSettingDefinitions,
+  socialMapSettingDefinitions,
   samlOrganizationAttrSchema,
   samlTeamAttrSchema,
   samlUserFlagsSchema,
@@ -14,6 +16,13 @@ import {
   socialTeamMapSchema,
 } from './map-settings';
 import type { z } from 'zod';
+
+/** The sources the service's methods register (ldap, saml, oidc, radius), as a stub: maps/ names no method. */
+const SOURCES = {
+  accepts: (tag: string) => /^(ldap(:(default|[1-5]))?|(saml|oidc)(:[A-Za-z0-9][A-Za-z0-9_.-]{0,63})?|radius)$/.test(tag),
+  describe: () => 'ldap, ldap:default, ldap:1 … ldap:5, saml, saml:<IdP>, oidc, oidc:<provider>, radius',
+};
+
 
 /** A DN check standing in for §14's (the LDAP module passes its own). */
 const isDn = (value: string) => /^[a-z]+=[^,]+(,[a-z]+=[^,]+)*$/i.test(value);
@@ -85,7 +94,8 @@ describe('the map settings (SPEC §21)', () => {
   });
 
   it('defines the keys of each category with their defaults', () => {
-    const defaults = Object.fromEntries(MAP_SETTING_DEFINITIONS.map((d) => [d.key, [d.category, d.default]]));
+    const all = [...mapSettingDefinitions(SOURCES), ...socialMapSettingDefinitions('SOCIAL_AUTH_SAML_', 'saml'), ...samlAttributeMapSettingDefinitions('saml'), ...socialMapSettingDefinitions('SOCIAL_AUTH_OIDC_', 'oidc')];
+    const defaults = Object.fromEntries(all.map((d) => [d.key, [d.category, d.default]]));
     assert.deepEqual(defaults, {
       SOCIAL_AUTH_ORGANIZATION_MAP: ['authentication', null],
       SOCIAL_AUTH_TEAM_MAP: ['authentication', null],
@@ -99,10 +109,10 @@ describe('the map settings (SPEC §21)', () => {
       SOCIAL_AUTH_OIDC_ORGANIZATION_MAP: ['oidc', null],
       SOCIAL_AUTH_OIDC_TEAM_MAP: ['oidc', null],
     });
-    const retention = MAP_SETTING_DEFINITIONS.find((d) => d.key === 'AUTH_CLAIMS_RETENTION_DAYS')!;
+    const retention = mapSettingDefinitions(SOURCES).find((d) => d.key === 'AUTH_CLAIMS_RETENTION_DAYS')!;
     assert.deepEqual(errors(retention.schema, 3651), { KEY: ['Ensure this value is less than or equal to 3650.'] });
     assert.deepEqual(
-      ldapMapSettingDefinitions('AUTH_LDAP_1_', isDn).map((d) => [d.key, d.category, d.default]),
+      ldapMapSettingDefinitions('AUTH_LDAP_1_', 'ldap', isDn).map((d) => [d.key, d.category, d.default]),
       [
         ['AUTH_LDAP_1_ORGANIZATION_MAP', 'ldap', {}],
         ['AUTH_LDAP_1_TEAM_MAP', 'ldap', {}],
@@ -127,12 +137,12 @@ describe('AUTHENTICATION_MAPS (SPEC §21)', () => {
   ];
 
   it("takes SPEC's example and fills in the defaults", () => {
-    const rules = validateValue(authenticationMapsSchema, example, 'AUTHENTICATION_MAPS');
+    const rules = validateValue(authenticationMapsSchema(SOURCES), example, 'AUTHENTICATION_MAPS');
     assert.deepEqual(rules[0], { ...example[0], enabled: true, revoke: false });
     assert.deepEqual(rules[2], { ...example[2], enabled: true, role: 'member' });
   });
 
-  const refused = (rules: unknown) => errors(authenticationMapsSchema, rules, 'AUTHENTICATION_MAPS');
+  const refused = (rules: unknown) => errors(authenticationMapsSchema(SOURCES), rules, 'AUTHENTICATION_MAPS');
   const rule = (over: Record<string, unknown>) => ({ name: 'r', map_type: 'is_superuser', triggers: { always: {} }, ...over });
 
   it('names the path of each mistake', () => {
@@ -162,7 +172,7 @@ describe('AUTHENTICATION_MAPS (SPEC §21)', () => {
     assert.match(JSON.stringify(refused([rule({ triggers: { attributes: { join_condition: 'and' } } })])), /attributes: Give at least one attribute/);
     assert.match(JSON.stringify(refused([rule({ triggers: { never: { x: 1 } } })])), /triggers\.never\.x: Invalid field/);
     for (const source of ['ldap', 'ldap:default', 'ldap:5', 'saml', 'saml:okta', 'oidc', 'oidc:entra', 'radius']) {
-      validateValue(authenticationMapsSchema, [rule({ sources: [source] })], 'AUTHENTICATION_MAPS');
+      validateValue(authenticationMapsSchema(SOURCES), [rule({ sources: [source] })], 'AUTHENTICATION_MAPS');
     }
   });
 
@@ -175,7 +185,7 @@ describe('AUTHENTICATION_MAPS (SPEC §21)', () => {
   });
 
   it('takes a number or boolean operand as its JSON text', () => {
-    const [read] = validateValue(authenticationMapsSchema, [rule({ triggers: { attributes: { uid: { equals: 1000 }, staff: { in: [true] } } } })], 'AUTHENTICATION_MAPS');
+    const [read] = validateValue(authenticationMapsSchema(SOURCES), [rule({ triggers: { attributes: { uid: { equals: 1000 }, staff: { in: [true] } } } })], 'AUTHENTICATION_MAPS');
     assert.deepEqual(read.triggers.attributes, { uid: { equals: '1000' }, staff: { in: ['true'] } });
   });
 });

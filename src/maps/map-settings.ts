@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { integer, reportErrors } from '../common/validation';
 import type { SettingDefinition } from '../settings/setting-definition';
-import { authenticationMapsSchema } from './authentication-maps';
+import { authenticationMapsSchema, RuleSources } from './authentication-maps';
 import { drfBoolean, ldapMapValue, MapValue, removeFlag, socialMapValue } from './map-values';
 
 /**
@@ -158,26 +158,38 @@ export const samlUserFlagsSchema = reportErrors(
 
 const AUTHENTICATION = 'authentication';
 
-/** The keys of the `authentication`, `saml` and `oidc` categories (the SAML flags are §7's key, swapped in by SSO). */
-export const MAP_SETTING_DEFINITIONS: SettingDefinition[] = [
-  { key: 'SOCIAL_AUTH_ORGANIZATION_MAP', category: AUTHENTICATION, default: null, schema: socialOrganizationMapSchema },
-  { key: 'SOCIAL_AUTH_TEAM_MAP', category: AUTHENTICATION, default: null, schema: socialTeamMapSchema },
-  { key: 'AUTHENTICATION_MAPS', category: AUTHENTICATION, default: [], schema: authenticationMapsSchema },
-  // SPEC §21: how long a login's stored claims are kept for the dry run (0: none kept).
-  { key: 'AUTH_CLAIMS_RETENTION_DAYS', category: AUTHENTICATION, default: 90, schema: integer(0, 3650) },
-  { key: 'SOCIAL_AUTH_SAML_ORGANIZATION_MAP', category: 'saml', default: null, schema: socialOrganizationMapSchema },
-  { key: 'SOCIAL_AUTH_SAML_TEAM_MAP', category: 'saml', default: null, schema: socialTeamMapSchema },
-  { key: 'SOCIAL_AUTH_SAML_ORGANIZATION_ATTR', category: 'saml', default: {}, schema: samlOrganizationAttrSchema },
-  { key: 'SOCIAL_AUTH_SAML_TEAM_ATTR', category: 'saml', default: {}, schema: samlTeamAttrSchema },
-  { key: 'SAML_AUTO_CREATE_OBJECTS', category: 'saml', default: true, schema: z.boolean() },
-  { key: 'SOCIAL_AUTH_OIDC_ORGANIZATION_MAP', category: 'oidc', default: null, schema: socialOrganizationMapSchema },
-  { key: 'SOCIAL_AUTH_OIDC_TEAM_MAP', category: 'oidc', default: null, schema: socialTeamMapSchema },
-] as SettingDefinition[];
+/** The keys of the `authentication` category; AUTHENTICATION_MAPS' sources are those `known` names. */
+export function mapSettingDefinitions(known: RuleSources): SettingDefinition[] {
+  return [
+    { key: 'SOCIAL_AUTH_ORGANIZATION_MAP', category: AUTHENTICATION, default: null, schema: socialOrganizationMapSchema },
+    { key: 'SOCIAL_AUTH_TEAM_MAP', category: AUTHENTICATION, default: null, schema: socialTeamMapSchema },
+    { key: 'AUTHENTICATION_MAPS', category: AUTHENTICATION, default: [], schema: authenticationMapsSchema(known) },
+    // SPEC §21: how long a login's stored claims are kept for the dry run (0: none kept).
+    { key: 'AUTH_CLAIMS_RETENTION_DAYS', category: AUTHENTICATION, default: 90, schema: integer(0, 3650) },
+  ] as SettingDefinition[];
+}
+
+/** A social method's own organization and team maps (`prefix`: `SOCIAL_AUTH_SAML_`…), null by default, in its category. */
+export function socialMapSettingDefinitions(prefix: string, category: string): SettingDefinition[] {
+  return [
+    { key: `${prefix}ORGANIZATION_MAP`, category, default: null, schema: socialOrganizationMapSchema },
+    { key: `${prefix}TEAM_MAP`, category, default: null, schema: socialTeamMapSchema },
+  ] as SettingDefinition[];
+}
+
+/** SAML's attribute maps (SPEC §21), in the category its module gives. */
+export function samlAttributeMapSettingDefinitions(category: string): SettingDefinition[] {
+  return [
+    { key: 'SOCIAL_AUTH_SAML_ORGANIZATION_ATTR', category, default: {}, schema: samlOrganizationAttrSchema },
+    { key: 'SOCIAL_AUTH_SAML_TEAM_ATTR', category, default: {}, schema: samlTeamAttrSchema },
+    { key: 'SAML_AUTO_CREATE_OBJECTS', category, default: true, schema: z.boolean() },
+  ] as SettingDefinition[];
+}
 
 /** One directory's maps (`prefix`: `AUTH_LDAP_`, `AUTH_LDAP_1_`…), `{}` by default, DNs checked by `isDn`. */
-export function ldapMapSettingDefinitions(prefix: string, isDn: (value: string) => boolean): SettingDefinition[] {
+export function ldapMapSettingDefinitions(prefix: string, category: string, isDn: (value: string) => boolean): SettingDefinition[] {
   return [
-    { key: `${prefix}ORGANIZATION_MAP`, category: 'ldap', default: {}, schema: ldapOrganizationMapSchema(isDn) },
-    { key: `${prefix}TEAM_MAP`, category: 'ldap', default: {}, schema: ldapTeamMapSchema(isDn) },
+    { key: `${prefix}ORGANIZATION_MAP`, category, default: {}, schema: ldapOrganizationMapSchema(isDn) },
+    { key: `${prefix}TEAM_MAP`, category, default: {}, schema: ldapTeamMapSchema(isDn) },
   ] as SettingDefinition[];
 }

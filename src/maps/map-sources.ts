@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { RuleSources } from './authentication-maps';
 import type { AwxVerdicts, Claims, MapSource } from './map-contract';
 
 /** A settings value by key: the stored one at a login, a candidate's in the dry run. */
@@ -13,6 +14,8 @@ export interface MapSourceReader {
   family: string;
   /** Whether the dry run may name this instance (`ldap:3`; any IdP name; `radius` alone has none). */
   accepts(instance: string | null): boolean;
+  /** The instances in words for the errors (`ldap:default, ldap:1 … ldap:5`, `saml:<IdP>`); none: the family alone. */
+  instances?: string;
   /** The AWX settings a login through `instance` reads: the dry run's candidate keys and its log. */
   keys(instance: string | null): string[];
   /**
@@ -28,7 +31,7 @@ export interface MapSourceReader {
 
 /** The registry of map readers; a source tag (`ldap:1`) is parsed here. */
 @Injectable()
-export class MapSources {
+export class MapSources implements RuleSources {
   private readonly readers = new Map<string, MapSourceReader>();
 
   register(reader: MapSourceReader): void {
@@ -51,5 +54,20 @@ export class MapSources {
     const reader = this.readers.get(family);
     if (!reader || instance === '' || !reader.accepts(instance)) return undefined;
     return { reader, source: { family, instance } };
+  }
+
+  /** An AUTHENTICATION_MAPS source: a registered family alone (all its instances), or one instance of it. */
+  accepts(tag: string): boolean {
+    return this.readers.has(tag) || this.parse(tag) !== undefined;
+  }
+
+  describe(): string {
+    return this.all().map((r) => (r.instances ? `${r.family}, ${r.instances}` : r.family)).join(', ');
+  }
+
+  /** What the dry run takes as `source`, in words (`ldap:default, ldap:1 … ldap:5, saml:<IdP> or radius`). */
+  describeInstances(): string {
+    const named = this.all().map((r) => r.instances ?? r.family);
+    return named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named[named.length - 1]}` : named.join('');
   }
 }

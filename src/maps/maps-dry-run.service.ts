@@ -51,7 +51,7 @@ export class MapsDryRun {
   async run(body: unknown): Promise<Record<string, unknown>> {
     const input = validateBody(BODY, body);
     const parsed = this.sources.parse(input.source);
-    if (!parsed) throw new FieldErrors({ source: [`"${input.source.slice(0, 100)}" is not a source (ldap:default, ldap:1 … ldap:5, saml:<IdP>, oidc:<provider> or radius).`] });
+    if (!parsed) throw new FieldErrors({ source: [`"${input.source.slice(0, 100)}" is not a source (${this.sources.describeInstances()}).`] });
     const { reader, source } = parsed;
     const tag = input.source;
     const candidate = input.settings ? this.candidate(reader, source.instance, input.settings) : undefined;

@@ -7,7 +7,14 @@ import type { AwxVerdicts, Claims, Holdings, MapSource } from './map-contract';
 import { decide, DecideInput } from './maps-engine';
 import { describeOutcome, diffOutcomes } from './outcome-view';
 
-const rules = (value: unknown[]): MapRule[] => validateValue(authenticationMapsSchema, value, 'AUTHENTICATION_MAPS');
+/** The sources the service's methods register (ldap, saml, oidc, radius), as a stub: maps/ names no method. */
+const SOURCES = {
+  accepts: (tag: string) => /^(ldap(:(default|[1-5]))?|(saml|oidc)(:[A-Za-z0-9][A-Za-z0-9_.-]{0,63})?|radius)$/.test(tag),
+  describe: () => 'ldap, ldap:default, ldap:1 … ldap:5, saml, saml:<IdP>, oidc, oidc:<provider>, radius',
+};
+
+
+const rules = (value: unknown[]): MapRule[] => validateValue(authenticationMapsSchema(SOURCES), value, 'AUTHENTICATION_MAPS');
 const noAwx: AwxVerdicts = combineParts([], true);
 const nobody: Holdings = { flags: { is_superuser: false, is_system_auditor: false }, organizations: [], teams: [] };
 const claims = (over: Partial<Claims> = {}): Claims => ({ username: 'alice', email: 'alice@example.org', groups: [], attributes: {}, ...over });

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
-import { MAP_SETTING_DEFINITIONS } from './map-settings';
+import { mapSettingDefinitions } from './map-settings';
 import { UsersModule } from '../users/users.module';
 import { ClaimsSweeper } from './claims-sweeper.service';
 import { LoginClaims } from './login-claims.entity';
@@ -25,8 +25,9 @@ import { MapsService } from './maps.service';
   exports: [MapSources, MapsService, ClaimsSweeper],
 })
 export class MapsModule {
-  constructor(settings: SettingsService) {
-    // At construction, before the settings service first reads the table: AWX's social and SAML maps and AUTHENTICATION_MAPS.
-    settings.register(MAP_SETTING_DEFINITIONS);
+  constructor(settings: SettingsService, sources: MapSources) {
+    // At construction, before the settings service first reads the table: AWX's global maps and AUTHENTICATION_MAPS,
+    // whose rule sources are the registered methods' (read when a value is validated, after every method registered).
+    settings.register(mapSettingDefinitions(sources));
   }
 }

@@ -8,7 +8,6 @@ import { SettingsService } from '../settings/settings.service';
 import { UserEvents } from '../users/user-events';
 import { UsersRepository } from '../users/users.repository';
 import type { User } from '../users/user.entity';
-import { Provisioning, ProvisioningInput } from '../users/provisioning';
 import { AccessRefused } from './access-refused';
 import { claimsRecord } from './claims-record';
 import { LoginClaimsRepository } from './login-claims.repository';
@@ -41,7 +40,7 @@ const NO_HOLDINGS: Holdings = { flags: { is_superuser: false, is_system_auditor:
  * method proves who the user is and says what its source sent (`LoginAccess`); this decides, with the
  * method's AWX settings (its registered MapSourceReader) and AUTHENTICATION_MAPS, whether the login is
  * allowed, and applies the organizations, teams, roles and flags in one transaction before any session or
- * token exists. The user's own fields go through Provisioning first, as before.
+ * token exists. The external-login pipeline (`external-logins/`) asks it, once per login, for every method.
  */
 @Injectable()
 export class MapsService {
@@ -50,7 +49,6 @@ export class MapsService {
   constructor(
     private readonly sources: MapSources,
     private readonly settings: SettingsService,
-    private readonly provisioning: Provisioning,
     private readonly roles: RolesRepository,
     private readonly claimsStore: LoginClaimsRepository,
     private readonly transactions: Transactions,
@@ -59,33 +57,16 @@ export class MapsService {
     private readonly clock: Clock,
   ) {}
 
-  /** A first login: refused before any user exists (a refused first login makes none; AWX). */
-  async create(username: string, input: ProvisioningInput, access: LoginAccess, trace: RequestTrace): Promise<User> {
-    this.admit(null, access, trace);
-    const user = await this.provisioning.create(username, withoutFlags(input), trace);
-    return this.applyToNew(user, access, trace);
-  }
-
-  /** A first login under the first free name of `base` (SSO); null when none is free. */
-  async createWithFreeUsername(base: string, input: ProvisioningInput, access: LoginAccess, trace: RequestTrace): Promise<User | null> {
-    this.admit(null, access, trace);
-    const user = await this.provisioning.createWithFreeUsername(base, withoutFlags(input), trace);
-    return user ? this.applyToNew(user, access, trace) : null;
-  }
-
-  /** A later login: refused (its sessions and tokens ended), or the user in step with what the source sent. */
-  async refresh(user: User, input: ProvisioningInput, access: LoginAccess, trace: RequestTrace): Promise<User> {
-    await this.admitExisting(user, access, trace);
-    const refreshed = await this.provisioning.refresh(user, withoutFlags(input), trace);
-    return this.apply(refreshed, access, trace);
-  }
-
   /**
-   * A login the method's own gate refused before provisioning (LDAP REQUIRE_GROUP, DENY_GROUP): the claims are
-   * stored and an existing user's sessions and tokens end, as for a refusal of the maps.
+   * The allow decision alone, taken as soon as the source answers (it reads only the claims): the path that
+   * refused, or null. A refused existing user loses access at once (`revokeAccess`); a refused first login makes none.
    */
-  async refused(user: User | null, access: LoginAccess, refusedBy: string, trace: RequestTrace): Promise<void> {
-    if (user) await this.revokeAccess(user, access, refusedBy, trace);
+  refusal(user: User | null, access: LoginAccess, trace: RequestTrace): string | null {
+    const outcome = this.decideWith(access, NO_HOLDINGS, { organizations: new Set(), teams: new Set() });
+    if (outcome.allowed) return null;
+    const refusedBy = outcome.refusedBy ?? 'AUTHENTICATION_MAPS';
+    this.logger.log({ event: 'login_refused_by_maps', source: sourceTag(access.source), user_id: user?.id ?? null, refused_by: refusedBy, ...trace });
+    return refusedBy;
   }
 
   /** What a login with `access` would do to `user` now, or under candidate settings; nothing is written. */
@@ -118,38 +99,11 @@ export class MapsService {
     });
   }
 
-  /** The allow decision alone (it reads only the claims): throws AccessRefused for a refused first login. */
-  private admit(user: User | null, access: LoginAccess, trace: RequestTrace): void {
-    const outcome = this.decideWith(access, NO_HOLDINGS, { organizations: new Set(), teams: new Set() });
-    if (outcome.allowed) return;
-    this.logger.log({ event: 'login_refused_by_maps', source: sourceTag(access.source), user_id: user?.id ?? null, refused_by: outcome.refusedBy, ...trace });
-    throw new AccessRefused(outcome.refusedBy ?? 'AUTHENTICATION_MAPS');
-  }
-
-  private async admitExisting(user: User, access: LoginAccess, trace: RequestTrace): Promise<void> {
-    try {
-      this.admit(user, access, trace);
-    } catch (err) {
-      if (err instanceof AccessRefused) await this.revokeAccess(user, access, err.refusedBy, trace);
-      throw err;
-    }
-  }
-
-  /** A first login's maps; a failure deletes the user it made, so that a failed login leaves nothing (§1). */
-  private async applyToNew(user: User, access: LoginAccess, trace: RequestTrace): Promise<User> {
-    try {
-      return await this.apply(user, access, trace);
-    } catch (err) {
-      await this.provisioning.discard(user, trace);
-      throw err;
-    }
-  }
-
   /**
    * The login's grants, revokes and flags in one transaction, on the user's row locked first: two racing
    * logins of one user end in the state one of them computed. The stored claims are replaced in it too.
    */
-  private async apply(user: User, given: LoginAccess, trace: RequestTrace): Promise<User> {
+  async apply(user: User, given: LoginAccess, trace: RequestTrace): Promise<User> {
     const access = { ...given, username: user.username };
     const tag = sourceTag(access.source);
     const { outcome, changes } = await this.transactions.run(async (manager) => {
@@ -207,14 +161,9 @@ export class MapsService {
    * `access_revoked` and every token is revoked, as at a deactivation, but the user stays active so that a
    * later admitted login works. The claims of the refused login are stored for the dry run.
    */
-  private async revokeAccess(user: User, access: LoginAccess, refusedBy: string, trace: RequestTrace): Promise<void> {
+  async revokeAccess(user: User, access: LoginAccess, refusedBy: string, trace: RequestTrace): Promise<void> {
     await this.transactions.run((manager) => this.storeClaims(manager, user.id, access, false));
     this.logger.log({ event: 'access_revoked', source: sourceTag(access.source), user_id: user.id, refused_by: refusedBy, ...trace });
     await this.events.emit({ type: 'access_revoked', userId: user.id, trace });
   }
-}
-
-/** With the maps in play, the flags are theirs to set (the method's flag settings are one of their inputs). */
-function withoutFlags(input: ProvisioningInput): ProvisioningInput {
-  return { ...input, flags: {} };
 }

@@ -1,30 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { FieldErrors } from '../common/errors';
-import type { RequestTrace } from '../common/request-context';
-import { isUniqueViolation } from '../database/errors';
-import { SettingsService } from '../settings/settings.service';
-import { BackendAttempt, BackendOutcome, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
-import { AccessRefused } from '../maps/access-refused';
+import type { PasswordProof } from '../external-logins/external-method';
 import { textAttributes } from '../maps/claims-record';
-import { LoginAccess, MapsService } from '../maps/maps.service';
-import { ProvisioningInput } from '../users/provisioning';
-import type { User } from '../users/user.entity';
+import { SettingsService } from '../settings/settings.service';
+import { BackendAttempt, PasswordBackend, PasswordBackendUnavailable } from '../users/login-methods';
 import { MAX_USERNAME, USERNAME } from '../users/usernames';
-import { UsersService } from '../users/users.service';
-import { Answered, discardedText, exchange, RadiusUnanswered } from './radius-exchange';
-import { flagChanges, flagVerdicts } from './radius-flags';
+import { discardedText, exchange, RadiusUnanswered } from './radius-exchange';
 import { ACCESS_ACCEPT, accessRequest, MAX_ATTRIBUTE_OCTETS, MAX_PASSWORD_OCTETS, RadiusReply } from './radius-packets';
 import { RadiusConfig, radiusConfig } from './radius-settings';
 
 export const RADIUS_ACCOUNT = 'radius';
-/** The Passport strategy that proves a password with the RADIUS server (RadiusStrategy). */
-export const RADIUS_STRATEGY = 'radius';
 /** SPEC §20: the answer while no valid reply comes in time. */
 export const RADIUS_UNAVAILABLE = 'The RADIUS server is unavailable; try again later.';
 /** What the log events name as the source that decided. */
 const SOURCE = 'radius';
 
 const octets = (text: string) => Buffer.byteLength(text, 'utf8');
+
+const UNSENT: Record<string, string> = {
+  invalid_username: 'is not a valid username (letters, digits and @ . + - _, at most 150)',
+  username_too_long: 'is longer than a User-Name can be (253 octets)',
+  empty_password: 'comes with an empty password',
+  password_too_long: 'comes with a password over 128 octets (RFC 2865 §5.2)',
+};
 
 /**
  * Why a login never sends this name and password (SPEC §20), or null: a name the users API could not hold
@@ -40,17 +37,13 @@ export function unsendable(username: string, password: string): string | null {
 }
 
 /**
- * RADIUS logins (SPEC §20): the password method behind the one password check (which keeps other sources'
- * names away from it, asks LDAP first, and counts every attempt before this sends anything), first-login
- * creation, and the flags of RADIUS_USER_FLAGS_BY_ATTR kept in step at every Access-Accept.
+ * RADIUS as a password method (SPEC §20): the proof of an attempt by one Access-Request and its verified
+ * reply, and what an Access-Accept vouches for. Everything after the proof (the user of the name, the maps
+ * and RADIUS_USER_FLAGS_BY_ATTR through them, creation) is the external-login pipeline's.
  */
 @Injectable()
 export class RadiusLogins {
-  constructor(
-    private readonly settings: SettingsService,
-    private readonly users: UsersService,
-    private readonly maps: MapsService,
-  ) {}
+  constructor(private readonly settings: SettingsService) {}
 
   config(): RadiusConfig {
     return radiusConfig((key) => this.settings.get(key));
@@ -61,7 +54,7 @@ export class RadiusLogins {
   }
 
   /** The login method RADIUS users come in by (registered by RadiusModule). */
-  method(): PasswordBackend {
+  method(): Omit<PasswordBackend, 'strategy'> {
     return {
       account: RADIUS_ACCOUNT,
       label: 'RADIUS',
@@ -69,7 +62,6 @@ export class RadiusLogins {
       person: true,
       remote: true,
       configured: () => this.configured(),
-      strategy: RADIUS_STRATEGY,
       // SPEC §20: the server owns the name and the password; the flags it maps are set at every login.
       managedFields: () => ['username', 'password'],
       // Off, nothing proves a RADIUS user: not even basic's memory of an earlier Accept.
@@ -77,71 +69,56 @@ export class RadiusLogins {
     };
   }
 
-  /** The Access-Request a login sends, and its reply (or RadiusUnanswered). */
-  ask(config: RadiusConfig, username: string, password: string, note?: (line: string) => void): Promise<Answered> {
-    const request = accessRequest({ username, password, nasIdentifier: config.nasIdentifier, secret: config.secret });
-    return exchange({ server: config.server, port: config.port, secret: config.secret, timeoutMs: config.timeoutMs, retries: config.retries }, request, note);
-  }
-
-  /** What an Access-Accept vouches for: no name or email (RADIUS sends none), the mapped flags. */
-  provisioningInput(config: RadiusConfig, reply: RadiusReply): ProvisioningInput {
-    return {
-      account: RADIUS_ACCOUNT,
-      source: { server: `${config.server}:${config.port}` },
-      event: 'radius',
-      fields: {},
-      flags: flagChanges(flagVerdicts(config.flags, reply.attributes)),
-    };
-  }
-
-  async authenticate(attempt: BackendAttempt, existing: User | null): Promise<BackendOutcome> {
+  async prove(attempt: BackendAttempt, { note }: { note?: (line: string) => void }): Promise<PasswordProof> {
     const config = this.config();
+    const { username, password } = attempt;
+    const unanswered = { reply: null, attributes: {} };
     // A user RADIUS created is proven only by RADIUS: while it is off, refused like a wrong password.
-    if (!config.server) return { refused: 'radius_off', source: SOURCE };
-    const unsent = unsendable(attempt.username, attempt.password);
-    if (unsent) return { refused: unsent, source: null };
-    let answered: Answered;
+    if (!config.server) {
+      note?.('RADIUS is off (RADIUS_SERVER is ""): a login of a RADIUS user is refused like a wrong password, and other names are never sent.');
+      return { refused: 'radius_off', source: SOURCE, explained: unanswered };
+    }
+    const unsent = unsendable(username, password);
+    if (unsent) {
+      note?.(`The login ${UNSENT[unsent]}: refused like a wrong password, without a request.`);
+      return { refused: unsent, source: null, explained: unanswered };
+    }
+    note?.(
+      `An Access-Request for "${username}" to ${config.server}:${config.port}: Message-Authenticator first, NAS-Identifier "${config.nasIdentifier}"; ` +
+        `${config.timeoutMs / 1000} s for each transmission, at most ${config.retries} retransmissions.`,
+    );
+    const request = accessRequest({ username, password, nasIdentifier: config.nasIdentifier, secret: config.secret });
+    let answered;
     try {
-      answered = await this.ask(config, attempt.username, attempt.password);
+      answered = await exchange({ server: config.server, port: config.port, secret: config.secret, timeoutMs: config.timeoutMs, retries: config.retries }, request, note);
     } catch (err) {
       if (err instanceof RadiusUnanswered) throw new PasswordBackendUnavailable(SOURCE, err.why, RADIUS_UNAVAILABLE);
       throw err;
     }
     const { reply, discarded } = answered;
+    const explained = { reply: reply.code, attributes: reply.attributes };
+    note?.(`Reply: ${reply.code} from ${config.server}:${config.port}, its Response Authenticator and Message-Authenticator verified.`);
     if (reply.code !== ACCESS_ACCEPT) {
       // Access-Reject, Access-Challenge (no challenge page here) and any other code: a wrong password.
       const dropped = discarded.length ? `; dropped before it: ${discardedText(discarded)}` : '';
-      return { refused: `${reply.code} from ${config.server}:${config.port}${dropped}`, source: SOURCE };
+      if (reply.code === 'Access-Challenge') note?.('The server wants another round, and the service has no challenge page.');
+      return { refused: `${reply.code} from ${config.server}:${config.port}${dropped}`, source: SOURCE, explained };
     }
-    let user: User | null;
-    try {
-      user = await this.apply(attempt.username, existing, this.provisioningInput(config, reply), radiusAccess(attempt.username, reply), attempt.trace);
-    } catch (err) {
-      // SPEC §21: an allow decision refusing the login answers exactly as a wrong password (and is counted so).
-      if (err instanceof AccessRefused) return { refused: `access_refused: ${err.refusedBy}`, source: SOURCE };
-      throw err;
-    }
-    return user ? { user, source: SOURCE } : { refused: 'local_account_name', source: SOURCE };
-  }
-
-  /**
-   * The user an Access-Accept logs in: the RADIUS user of the name (the password check found it, in any
-   * case), else one created now with the name as sent; null when the name was taken meanwhile by another source.
-   */
-  private async apply(username: string, existing: User | null, input: ProvisioningInput, access: LoginAccess, trace: RequestTrace): Promise<User | null> {
-    if (existing) return existing.externalAccount === RADIUS_ACCOUNT ? this.maps.refresh(existing, input, access, trace) : null;
-    try {
-      return await this.maps.create(username, input, access, trace);
-    } catch (err) {
-      if (!(err instanceof FieldErrors && err.errors.username) && !isUniqueViolation(err)) throw err;
-      // Another first login of the name created it first (or a local user took the name): look again.
-      const holder = await this.users.findByUsernameIgnoringCase(username);
-      return holder?.externalAccount === RADIUS_ACCOUNT ? this.maps.refresh(holder, input, access, trace) : null;
-    }
+    return { proven: radiusIdentity(username, reply), source: SOURCE, explained };
   }
 }
 
-/** What an Access-Accept says for the maps (SPEC §21): its attributes by RFC 2865 name, its `Class` values as groups. */
-export function radiusAccess(username: string, reply: RadiusReply): LoginAccess {
-  return { source: { family: RADIUS_ACCOUNT, instance: null }, claims: { username, email: null, groups: reply.attributes.Class ?? [], attributes: textAttributes(reply.attributes) } };
+/**
+ * What an Access-Accept vouches for: the name as sent (no name or email: RADIUS sends none), its attributes by
+ * RFC 2865 name (the maps read RADIUS_USER_FLAGS_BY_ATTR on them), its `Class` values as groups.
+ */
+function radiusIdentity(username: string, reply: RadiusReply) {
+  return {
+    account: RADIUS_ACCOUNT,
+    source: { family: RADIUS_ACCOUNT, instance: null },
+    username,
+    fields: {},
+    claims: { username, email: null, groups: reply.attributes.Class ?? [], attributes: textAttributes(reply.attributes) },
+    vouchedBy: { server: SOURCE },
+  };
 }

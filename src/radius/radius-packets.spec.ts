@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ATTRIBUTE, CODE, readRequest, replyPacket, ReplySpec, requestMacVerifies, revealPassword } from '../../test/support/radius-replies';
 import { accessRequest, octetsText, verifiedReply } from './radius-packets';
-import { flagVerdicts } from './radius-flags';
 import { radiusSettingsCheck } from './radius-settings';
 
 const SECRET = 'unit-shared-secret';
@@ -69,13 +68,7 @@ describe('RADIUS packets (SPEC §20, RFC 2865, RFC 3579)', () => {
   });
 });
 
-describe('RADIUS flags and settings rules (SPEC §20)', () => {
-  it('sets a flag when an attribute equals one of its values exactly, clears it otherwise, leaves an unmapped one', () => {
-    const [superuser, auditor] = flagVerdicts({ is_superuser_attr: 'Class', is_superuser_value: ['awx-admins'] }, { Class: ['staff', 'awx-admins'] });
-    assert.deepEqual([superuser.set, superuser.matched, auditor.attribute], [true, 'awx-admins', undefined]);
-    assert.equal(flagVerdicts({ is_superuser_attr: 'Class', is_superuser_value: ['awx-admins'] }, { Class: ['AWX-admins'], 'Filter-Id': ['awx-admins'] })[0].set, false);
-  });
-
+describe('RADIUS settings rules (SPEC §20)', () => {
   it('needs a secret for a server, and the secret again in clear for a new address', () => {
     const current: Record<string, unknown> = { RADIUS_SERVER: 'radius.example.org', RADIUS_PORT: 1812, RADIUS_SECRET: 'stored' };
     const check = radiusSettingsCheck((key) => current[key]);

@@ -1,45 +1,37 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ExternalLoginsModule } from '../external-logins/external-logins.module';
+import { ExternalMethods } from '../external-logins/external-methods';
 import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
-import { LoginMethods } from '../users/login-methods';
-import { UsersModule } from '../users/users.module';
-import { MapsModule } from '../maps/maps.module';
-import { RadiusExplainer } from './radius-explainer.service';
 import { RadiusLogins } from './radius-logins.service';
-import { RADIUS_CATEGORY, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
-import { RadiusTestController } from './radius-test.controller';
-import { RadiusStrategy } from './radius.strategy';
-import { MapSources } from '../maps/map-sources';
 import { radiusMapReader } from './radius-map-reader';
+import { RADIUS_CATEGORY, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
 
 /**
- * RADIUS logins (SPEC §20, issue 41): one folder and one registration, as docs/architecture.md says a login
- * method arrives. It registers its settings (the `radius` category and its cross-key rules) and its login
- * method: a remote method for DISABLE_LOCAL_AUTH that proves passwords, so its users owe the second step,
- * asked after local accounts and after LDAP (the application imports this module after LdapModule, and
- * password methods are asked in the order they register).
+ * RADIUS logins (SPEC §20, issue 41): one folder and one registration (issue 55). The method proves an
+ * attempt by an Access-Request; the external-login pipeline does the rest. A remote method for
+ * DISABLE_LOCAL_AUTH that proves passwords, so its users owe the second step, asked after LDAP (order 20).
  */
 @Module({
-  imports: [UsersModule, SettingsModule, MapsModule],
-  controllers: [RadiusTestController],
-  providers: [RadiusLogins, RadiusExplainer, RadiusStrategy],
-  exports: [RadiusExplainer],
+  imports: [SettingsModule, ExternalLoginsModule],
+  providers: [RadiusLogins],
 })
-export class RadiusModule implements OnModuleInit {
-  constructor(
-    settings: SettingsService,
-    private readonly methods: LoginMethods,
-    private readonly logins: RadiusLogins,
-    private readonly mapSources: MapSources,
-  ) {
-    // At construction, before the settings service first reads the table.
-    const get = (key: string) => settings.get(key);
-    settings.register(radiusSettingDefinitions());
-    settings.addCheck(RADIUS_CATEGORY, radiusSettingsCheck(get));
-  }
-
-  onModuleInit(): void {
-    this.methods.register(this.logins.method());
-    this.mapSources.register(radiusMapReader);
+export class RadiusModule {
+  constructor(methods: ExternalMethods, settings: SettingsService, logins: RadiusLogins) {
+    methods.register({
+      method: logins.method(),
+      order: 20,
+      mapReaders: [radiusMapReader],
+      settings: [{ category: RADIUS_CATEGORY, label: 'RADIUS', definitions: radiusSettingDefinitions(), checks: [radiusSettingsCheck((key) => settings.get(key))] }],
+      prove: (attempt, options) => logins.prove(attempt, options),
+      explainer: {
+        category: RADIUS_CATEGORY,
+        unproven: { reply: null, attributes: {} },
+        lines: (answer) => {
+          const attributes = Object.entries(answer.attributes as Record<string, string[]>).map(([name, values]) => `${name}=${values.join(' | ')}`);
+          return [`Reply: ${(answer.reply as string | null) ?? '(none)'}`, `Attributes: ${attributes.length ? attributes.join('; ') : '(none)'}`];
+        },
+      },
+    });
   }
 }

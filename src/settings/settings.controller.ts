@@ -4,15 +4,6 @@ import { CurrentPrincipal, Principal } from '../common/principal';
 import { ALL_SETTINGS, SettingsService } from './settings.service';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
 
-const CATEGORY_NAMES: Record<string, string> = {
-  all: 'All',
-  authentication: 'Authentication',
-  oidc: 'OpenID Connect',
-  saml: 'SAML',
-  ldap: 'LDAP',
-  radius: 'RADIUS',
-};
-
 /** `/api/v2/settings/<slug>/`: read by superusers and auditors, changed by superusers (AWX rules). */
 @Controller('api/v2/settings')
 export class SettingsController {
@@ -27,7 +18,7 @@ export class SettingsController {
     const results = [ALL_SETTINGS, ...this.settings.categories()].map((slug) => ({
       url: `/api/v2/settings/${slug}/`,
       slug,
-      name: CATEGORY_NAMES[slug] ?? slug,
+      name: this.settings.categoryLabel(slug),
     }));
     return { count: results.length, next: null, previous: null, results };
   }

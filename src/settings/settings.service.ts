@@ -35,6 +35,7 @@ export class SettingsService implements OnModuleInit {
   private readonly definitions = new Map<string, SettingDefinition>();
   private readonly envDefaults = new Map<string, unknown>();
   private readonly checks = new Map<string, CategoryCheck[]>();
+  private readonly labels = new Map<string, string>([[ALL_SETTINGS, 'All'], ['authentication', 'Authentication']]);
   private readonly remoteMethods: (() => boolean)[] = [];
   private stored = new Map<string, unknown>();
   private readonly box: SecretBox;
@@ -80,6 +81,15 @@ export class SettingsService implements OnModuleInit {
   /** A feature's "is this remote login method configured?" (an LDAP directory), counted by remoteAuthConfigured. */
   addRemoteMethod(configured: () => boolean): void {
     this.remoteMethods.push(configured);
+  }
+
+  /** What `/api/v2/settings/` calls a category (its module's registration); the slug when unnamed. */
+  nameCategory(category: string, label: string): void {
+    this.labels.set(category, label);
+  }
+
+  categoryLabel(category: string): string {
+    return this.labels.get(category) ?? category;
   }
 
   addCheck(category: string, check: CategoryCheck): void {

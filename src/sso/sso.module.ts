@@ -5,9 +5,10 @@ import { LoginProviders } from '../common/login-providers';
 import { LogoutRedirects } from '../common/logout-redirects';
 import { SessionsModule } from '../sessions/sessions.module';
 import { SettingsModule } from '../settings/settings.module';
-import { SettingsService } from '../settings/settings.service';
 import { UserIdentities } from '../users/user-identities';
-import { LoginMethods } from '../users/login-methods';
+import { ExternalLoginsModule } from '../external-logins/external-logins.module';
+import { ExternalMethods } from '../external-logins/external-methods';
+import { samlAttributeMapSettingDefinitions, socialMapSettingDefinitions } from '../maps/map-settings';
 import { ssoLoginMethod } from './sso-login-method';
 import { UsersModule } from '../users/users.module';
 import { MapsModule } from '../maps/maps.module';
@@ -37,18 +38,16 @@ import { SamlAcsStrategy } from './saml/saml-acs.strategy';
  * registries the others read: settings categories, login-page buttons and failure texts, users'
  * linked identities, and what follows a local logout.
  */
-import { MapSources } from '../maps/map-sources';
 import { samlMapReader } from './saml/saml-map-reader';
 import { oidcMapReader } from './oidc/oidc-map-reader';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule, MapsModule],
+  imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule, MapsModule, ExternalLoginsModule],
   controllers: [SsoController],
   providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers, SsoProtocols, OidcProtocol, SamlProtocol, SamlAcsStrategy],
 })
 export class SsoModule implements OnModuleInit {
   constructor(
-    settings: SettingsService,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly loginProviders: LoginProviders,
     private readonly logoutRedirects: LogoutRedirects,
@@ -56,30 +55,41 @@ export class SsoModule implements OnModuleInit {
     private readonly identities: UserIdentities,
     private readonly methods: SsoMethods,
     private readonly users: SsoUsers,
-    private readonly loginMethods: LoginMethods,
     private readonly protocols: SsoProtocols,
     oidc: OidcProtocol,
     saml: SamlProtocol,
-    private readonly mapSources: MapSources,
+    externalMethods: ExternalMethods,
   ) {
     // The protocols, in the order /api/v2/auth/ lists nothing by (it sorts): one registration each.
     protocols.register(oidc);
     protocols.register(saml);
-    // At construction, before the settings service first reads the table.
-    settings.register(ssoSettingDefinitions(config.publicUrl));
-    settings.addCheck('saml', checkSamlSpKeyPair);
+    // At construction, before the settings service first reads the table: the method, its maps readers and settings.
+    const definitions = ssoSettingDefinitions(config.publicUrl);
+    const of = (category: string) => definitions.filter((d) => d.category === category);
+    externalMethods.register({
+      method: ssoLoginMethod(() => this.methods.list().length > 0),
+      events: 'sso',
+      mapReaders: [samlMapReader, oidcMapReader],
+      settings: [
+        { category: 'oidc', label: 'OpenID Connect', definitions: [...of('oidc'), ...socialMapSettingDefinitions('SOCIAL_AUTH_OIDC_', 'oidc')] },
+        {
+          category: 'saml',
+          label: 'SAML',
+          definitions: [...of('saml'), ...socialMapSettingDefinitions('SOCIAL_AUTH_SAML_', 'saml'), ...samlAttributeMapSettingDefinitions('saml')],
+          checks: [checkSamlSpKeyPair],
+        },
+      ],
+      holderOf: (key) => users.holderOf(key),
+      link: (user, proven) => users.link(user, proven),
+    });
   }
 
   onModuleInit(): void {
-    this.loginMethods.register(ssoLoginMethod(() => this.methods.list().length > 0));
     this.loginProviders.register(() => this.methods.loginButtons());
     this.loginProviders.registerErrors(SSO_FAILURE_MESSAGES);
     this.loginProviders.registerErrors(SSO_LOGOUT_MESSAGES);
     // Single logout (SPEC §17): the logout route passes a session an identity provider made on to it.
     this.logoutRedirects.register((ended, trace) => this.singleLogout.afterLocalLogout(ended, trace));
     this.identities.register((userIds) => this.users.identitiesOf(userIds));
-    // What an SSO login grants (SPEC §21): how each protocol reads AWX's map settings.
-    this.mapSources.register(samlMapReader);
-    this.mapSources.register(oidcMapReader);
   }
 }

@@ -49,11 +49,12 @@ export class ApplicationsService implements OnModuleInit {
    * A machine account acts for its application's owner, so it ends with the owner (SPEC §15): deactivating
    * the owner deactivates it (which revokes its tokens, through its own `deactivated` event), and so does
    * deleting the owner, whose applications then go by cascade, past remove(). Reactivating the owner
-   * reactivates nothing: a superuser does that, account by account.
+   * reactivates nothing: a superuser does that, account by account. An identity source refusing the owner
+   * (`access_revoked`, SPEC §21) does the same: every credential derived from the owner ends with its access.
    */
   onModuleInit(): void {
     this.userEvents.subscribe(async (event) => {
-      if (event.type !== 'deleted' && event.type !== 'deactivated') return;
+      if (event.type !== 'deleted' && event.type !== 'deactivated' && event.type !== 'access_revoked') return;
       for (const id of await this.repository.serviceAccountsOwnedBy(event.userId)) await this.deactivateServiceAccount(id, event.trace);
     });
   }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { SettingsService } from '../settings/settings.service';
 import { SsoFailure } from '../sso/sso-failure';
 import { SsoUsers } from '../sso/sso-users.service';
+import { ExternalLogins } from '../external-logins/external-logins.service';
 import { AccountPolicy, CredentialKind, SERVICE_ACCOUNT } from './account-policy';
 import { passwordRefusal } from './local-credentials.service';
 import type { User } from './user.entity';
@@ -68,14 +69,15 @@ describe('service accounts (SPEC §15)', () => {
   });
 });
 
-describe('SSO login rule', () => {
+describe('SSO login rule (the external-login pipeline)', () => {
   function ssoUsers(found: User, asked: CredentialKind[], values: Record<string, unknown> = {}): SsoUsers {
-    const links = { findOneBy: async () => ({ userId: found.id }) };
-    const users = { findById: async () => found };
-    const s = new SsoUsers(links as never, users as never, undefined as never, policy(values, asked), undefined as never);
-    // Past the rule a login refreshes the user's fields: the rule's verdict is what is tested here.
-    (s as unknown as { refresh: (u: User) => Promise<User> }).refresh = async (u) => u;
-    return s;
+    const methods = { get: () => ({ holderOf: async () => found }) };
+    const logins = { of: () => ({ provesPassword: false }) };
+    // Past the rule a login refreshes the user and applies the maps: the rule's verdict is what is tested here.
+    const provisioning = { refresh: async (u: User) => u };
+    const maps = { refusal: () => null, apply: async (u: User) => u };
+    const pipeline = new ExternalLogins(methods as never, logins as never, undefined as never, provisioning as never, maps as never, policy(values, asked));
+    return new SsoUsers(undefined as never, undefined as never, pipeline, undefined as never);
   }
   const identity = { provider: 'oidc:test', uid: 'subject' };
 

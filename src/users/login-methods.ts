@@ -145,17 +145,27 @@ const UNKNOWN_METHOD: LoginMethod = {
 export class LoginMethods {
   private readonly methods = new Map<string, LoginMethod>();
   private backends: PasswordBackend[] = [];
+  private readonly orders = new Map<string, number>();
 
   constructor(private readonly settings: SettingsService) {
     this.methods.set(SERVICE_ACCOUNTS.account, SERVICE_ACCOUNTS);
   }
 
-  /** A module declares its method once, at start-up; password methods are asked in the order they register. */
-  register(method: LoginMethod): void {
+  /**
+   * A module declares its method once, at start-up; password methods are asked by `order` (local accounts
+   * first, then LDAP 10, RADIUS 20, TACACS+ 30), those of one order as they register.
+   */
+  register(method: LoginMethod, order = 100): void {
     if (this.methods.has(method.account)) throw new Error(`login method "${method.account}" is registered twice`);
     this.methods.set(method.account, method);
+    this.orders.set(method.account, order);
     if (method.remote) this.settings.addRemoteMethod(() => method.configured());
-    if (method.strategy) this.backends = [...this.backends, method as PasswordBackend];
+    if (method.strategy) this.backends = [...this.backends, method as PasswordBackend].sort((a, b) => this.orders.get(a.account)! - this.orders.get(b.account)!);
+  }
+
+  /** The registered method of an `external_account`, if any. */
+  named(account: string): LoginMethod | undefined {
+    return this.methods.get(account);
   }
 
   /** The method a user came in by (LOCAL_ACCOUNTS for a local account). */

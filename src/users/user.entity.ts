@@ -10,6 +10,10 @@ export class User implements Account {
   @Column({ type: 'varchar', length: 150, unique: true })
   username: string;
 
+  /** `username` as names compare (users/usernames.ts `foldUsername`), kept in step by the users service. */
+  @Column({ name: 'username_folded', type: 'varchar', length: 600, nullable: true })
+  usernameFolded: string | null;
+
   @Column({ name: 'first_name', type: 'varchar', length: 150, default: '' })
   firstName: string;
 

@@ -17,6 +17,16 @@ export function normalizeUsername(raw: string): string {
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
+/**
+ * The form two names are compared in (SPEC §14, §20: `Émile` is `émile`): NFKC, then case folded over all of
+ * Unicode (upper then lower, so `ß` is `ss`). Computed here and stored beside the name (`username_folded`),
+ * so SQLite, whose LOWER() folds ASCII only, and MariaDB, whose collation folds its own way, agree.
+ */
+export function foldUsername(name: string): string {
+  const normal = normalizeUsername(name);
+  return PRINTABLE_ASCII.test(normal) ? normal.toLowerCase() : normal.toUpperCase().toLowerCase();
+}
+
 /** `raw` reduced to the characters a username may hold (an SSO identity's name, an application's name). */
 export function cleanUsername(raw: string | undefined): string {
   return normalizeUsername(raw ?? '').replace(/[^\p{L}\p{N}@.+\-_]/gu, '').slice(0, MAX_USERNAME);

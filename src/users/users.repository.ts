@@ -59,17 +59,17 @@ export class UsersRepository {
     return this.users.findOneBy({ username });
   }
 
-  /** A user whose name equals `username` ignoring case, on both databases alike. */
-  findByUsernameIgnoringCase(username: string): Promise<User | null> {
-    return this.users.createQueryBuilder('u').where('LOWER(u.username) = LOWER(:username)', { username }).getOne();
+  /** The oldest user whose folded name is `folded` (usernames.ts `foldUsername`), on both databases alike. */
+  findByFoldedName(folded: string): Promise<User | null> {
+    return this.users.createQueryBuilder('u').where('u.username_folded = :folded', { folded }).orderBy('u.id', 'ASC').getOne();
   }
 
   /**
-   * The oldest user of `account` whose `ldap_dn` is `dn` without regard to case (an entry held twice, by rows
-   * made before issue 40, answers as its first account). No index: asked once per directory login, which
-   * costs a directory round trip anyway, never on basic auth's repeat path.
+   * The oldest user of `account` whose directory entry (`ldap_dn`) is `dn` without regard to case (an entry held
+   * twice, by rows made before issue 40, answers as its first account). No index: asked once per directory
+   * login, which costs a directory round trip anyway, never on basic auth's repeat path.
    */
-  findByLdapDn(account: string, dn: string): Promise<User | null> {
+  findByDirectoryEntry(account: string, dn: string): Promise<User | null> {
     return this.users
       .createQueryBuilder('u')
       .where('u.external_account = :account AND LOWER(u.ldap_dn) = LOWER(:dn)', { account, dn })

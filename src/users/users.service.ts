@@ -11,7 +11,7 @@ import { passwordProblems } from './password-policy';
 import { SERVICE_ACCOUNT } from './account-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
-import { MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withSuffix } from './usernames';
+import { foldUsername, MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withSuffix } from './usernames';
 import { UsersRepository } from './users.repository';
 import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
@@ -62,15 +62,15 @@ export class UsersService {
     return user && user.username === username ? user : null;
   }
 
-  /** The user whose name equals `username` without regard to case (names are unique that way), or null. */
+  /** The user whose name equals `username` after NFKC and Unicode case folding (names are unique that way), or null. */
   async findByUsernameIgnoringCase(username: string): Promise<User | null> {
     if (!username || username.length > 150) return null;
-    return this.users.findByUsernameIgnoringCase(username);
+    return this.users.findByFoldedName(foldUsername(username));
   }
 
-  /** The user of a password backend's `account` that holds directory entry `dn` (SPEC §14: one account per entry), or null. */
-  findByLdapDn(account: string, dn: string): Promise<User | null> {
-    return this.users.findByLdapDn(account, dn);
+  /** The user of a method's `account` that holds directory entry `dn` (SPEC §14: one account per entry), or null. */
+  findByDirectoryEntry(account: string, dn: string): Promise<User | null> {
+    return this.users.findByDirectoryEntry(account, dn);
   }
 
   async getOr404(id: number): Promise<User> {
@@ -130,8 +130,8 @@ export class UsersService {
     if (!USERNAME.test(username)) {
       return 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.';
     }
-    // Case-insensitive on both databases, so SQLite and MySQL accept the same names.
-    const clash = await this.users.findByUsernameIgnoringCase(username);
+    // Compared folded (NFKC, Unicode case) on both databases, so SQLite and MySQL accept the same names.
+    const clash = await this.users.findByFoldedName(foldUsername(username));
     if (clash && clash.id !== exceptId) return 'A user with that username already exists.';
     return undefined;
   }
@@ -164,6 +164,7 @@ export class UsersService {
     const now = this.clock.now();
     const id = await this.users.insert({
       username: input.username!,
+      usernameFolded: foldUsername(input.username!),
       password: passwordHash,
       firstName: input.first_name ?? '',
       lastName: input.last_name ?? '',
@@ -223,7 +224,10 @@ export class UsersService {
       changes.password = await this.hasher.hash(input.password!);
       passwordChanged = true;
     }
-    if (input.username !== undefined) changes.username = input.username;
+    if (input.username !== undefined) {
+      changes.username = input.username;
+      changes.usernameFolded = foldUsername(input.username);
+    }
     if (input.first_name !== undefined) changes.firstName = input.first_name;
     if (input.last_name !== undefined) changes.lastName = input.last_name;
     if (input.email !== undefined) changes.email = input.email;
@@ -285,7 +289,7 @@ export class UsersService {
     const now = this.clock.now();
     try {
       await this.users.insert({
-        username, password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
+        username, usernameFolded: foldUsername(username), password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
         isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null,
       });
     } catch (err) {

@@ -15,6 +15,7 @@ const KEYS = ['SOCIAL_AUTH_OIDC_ORGANIZATION_MAP', 'SOCIAL_AUTH_OIDC_TEAM_MAP', 
 export const oidcMapReader: MapSourceReader = {
   family: 'oidc',
   accepts: (instance) => instance !== null && PROVIDER_NAME.test(instance),
+  instances: 'oidc:<provider>',
   keys: () => KEYS,
   awxVerdicts(_instance: string | null, claims: Claims, get: SettingsView, username: string) {
     const subject = { username, email: claims.email };

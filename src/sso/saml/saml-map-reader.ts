@@ -25,6 +25,7 @@ export const samlMapReader: MapSourceReader = {
   family: 'saml',
   // A named IdP need not exist yet (a rule, or the dry run, may name one before it is configured).
   accepts: (instance) => instance !== null && PROVIDER_NAME.test(instance),
+  instances: 'saml:<IdP>',
   keys: () => KEYS,
   awxVerdicts(_instance: string | null, claims: Claims, get: SettingsView, username: string) {
     const subject = { username, email: claims.email };
