@@ -8,6 +8,7 @@ import { TEST_DB } from './support/test-db';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimsSweeper } from '../src/maps/claims-sweeper.service';
+import { registerApp, tokenRequest } from './support/oauth2';
 
 const ADMIN = basic('admin', ADMIN_PASSWORD);
 const INVALID = { detail: 'Invalid username/password.' };
@@ -132,6 +133,12 @@ describe(`What an LDAP directory grants: AWX's maps and AUTHENTICATION_MAPS (SPE
     await browser.agent.get('/api/v2/me/').expect(200);
     await settings('authentication', { ALLOW_OAUTH2_FOR_EXTERNAL_USERS: true });
     const token = await t.http().post('/api/v2/tokens/').set('Authorization', basic('bob', PASSWORDS.bob)).send({}).expect(201);
+    // A client-credentials application bob owns: its service account's tokens derive from bob's access (issue 55).
+    const ci = await registerApp(t, basic('bob', PASSWORDS.bob), { name: 'bob-ci', client_type: 'confidential', authorization_grant_type: 'client-credentials' });
+    const ciClient = { clientId: ci.clientId, secret: ci.clientSecret };
+    const svca = await tokenRequest(t, { grant_type: 'client_credentials' }, ciClient);
+    assert.equal(svca.status, 200, JSON.stringify(svca.body));
+    await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${svca.body.access_token}`).expect(200);
     // bob leaves staff: the allow rule refuses his next login.
     ldap.modify(`dn: ${DN.staff}\nchangetype: modify\ndelete: member\nmember: ${DN.bob}\n`);
     try {
@@ -143,8 +150,18 @@ describe(`What an LDAP directory grants: AWX's maps and AUTHENTICATION_MAPS (SPE
       assert.match(refused.text, new RegExp(`role="alert">${LOGIN_FAILED.replace(/\./g, '\\.')}`));
       await browser.agent.get('/api/v2/me/').expect(401);
       await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${token.body.token}`).expect(401);
-      assert.deepEqual(events(from, 'sessions_cut_off').map((e) => e.reason), ['access_revoked']);
-      assert.deepEqual(events(from, 'user_tokens_revoked').map((e) => e.reason), ['access_revoked']);
+      // Every credential derived from bob ends: the service account's token, and the grant issues none (SPEC §21, §15).
+      await t.http().get('/api/v2/me/').set('Authorization', `Bearer ${svca.body.access_token}`).expect(401);
+      const grant = await tokenRequest(t, { grant_type: 'client_credentials' }, ciClient);
+      assert.ok([400, 401].includes(grant.status), `grant answered ${grant.status}`);
+      assert.equal(grant.body.access_token, undefined);
+      const bobId = (await userNamed('bob'))!.id;
+      const whose = (e: Record<string, unknown>) => (e.user_id === bobId ? 'bob' : e.user_id === ci.body.service_account ? 'service account' : e.user_id);
+      // Each subscriber of the event hears it in its own order: the set of ends is the verdict.
+      const ends = (event: string) => events(from, event).map((e) => `${String(whose(e))}: ${String(e.reason)}`).sort();
+      assert.deepEqual(ends('sessions_cut_off'), ['bob: access_revoked', 'service account: user_disabled']);
+      // bob's own tokens for access_revoked, then his application's service account's, deactivated with him (SPEC §15).
+      assert.deepEqual(ends('user_tokens_revoked'), ['bob: access_revoked', 'service account: user_disabled']);
       assert.equal((await userNamed('bob'))!.is_active, true);
       // A wrong password ends nothing.
       const again = await browserLogin(t, 'alice', PASSWORDS.alice);
@@ -200,6 +217,8 @@ describe(`What an LDAP directory grants: AWX's maps and AUTHENTICATION_MAPS (SPE
     assert.ok(res.body.claims.groups.includes(DN.staff));
     assert.equal(res.body.claims.attributes.mail?.[0], 'alice@example.org');
     assert.equal(res.body.claims.attributes.userpassword, undefined, 'never a password hash');
+    // Only what the maps can read is kept (issue 55): USER_ATTR_MAP's and the rules' attributes, not the entry less a list.
+    for (const unnamed of ['uidnumber', 'gidnumber', 'homedirectory', 'objectclass', 'cn', 'uid']) assert.equal(res.body.claims.attributes[unnamed], undefined, unnamed);
     assert.ok(res.body.claims.login_at);
     assert.equal(res.body.current.allowed, true);
     assert.equal(res.body.current.refused_by, null);

@@ -219,6 +219,21 @@ describe(`RADIUS logins (SPEC §20, issue 41, ${TEST_DB})`, () => {
       assert.deepEqual(unknown.body, WRONG_PASSWORD);
     });
 
+    it('one account per person with a server that ignores case: Émile is émile, never a second account (issue 55)', async () => {
+      // An AD-backed server matches names without case: both spellings carry the one account's password.
+      radius.setAccount('émile', { password: 'Emile-radius-pw-1', reply: [] });
+      radius.setAccount('Émile', { password: 'Emile-radius-pw-1', reply: [] });
+      const first = await basicAs('émile', 'Emile-radius-pw-1').expect(200);
+      const again = await basicAs('Émile', 'Emile-radius-pw-1').expect(200);
+      assert.equal(again.body.results[0].id, first.body.results[0].id, 'the same user');
+      const all = await t.http().get('/api/v2/users/?username__iexact=émile').set('Authorization', ADMIN).expect(200);
+      assert.equal(all.body.results.filter((u: { external_account: string }) => u.external_account === 'radius').length, 1);
+      // Disabled under one spelling, refused under every spelling.
+      await t.http().patch(`/api/v2/users/${String(first.body.results[0].id)}/`).set('Authorization', ADMIN).send({ is_active: false }).expect(200);
+      await basicAs('Émile', 'Emile-radius-pw-1').expect(401);
+      await basicAs('émile', 'Emile-radius-pw-1').expect(401);
+    });
+
     it('flags follow every Access-Accept: set and cleared by their attribute; a flag without _attr is left as it is', async () => {
       radius.setAccount('rita', { password: PASSWORDS.rita, reply: [['Class', 'awx-admins'], ['Filter-Id', 'ops']] });
       await basicAs('rita', PASSWORDS.rita).expect(200);

@@ -18,6 +18,13 @@ describe('the stored claims of a login (SPEC §21)', () => {
     assert.deepEqual(kept, { cn: ['kept'] });
   });
 
+  it('never keeps one with options either, nor the rest of SPEC §21 list (issue 55)', () => {
+    const kept = textAttributes({
+      'userPassword;x-old': 'x', 'authPassword;x': 'x', ipaNTHash: 'x', krb5Key: 'x', sambaPasswordHistory: 'x', 'msDS-ManagedPassword': 'x', 'krbPrincipalKey;binary': 'x', mail: 'kept',
+    });
+    assert.deepEqual(kept, { mail: ['kept'] });
+  });
+
   it('at most 64 KiB: attributes left out first, the largest first, and the record says it was truncated', () => {
     const big = 'x'.repeat(50 * 1024);
     const record = claimsRecord({
