@@ -14,7 +14,6 @@ import { AssociationError, readAssociation } from './association-error';
 import { OrganizationsRepository } from './organizations.repository';
 import { Role, RoleField } from './role.entity';
 import { RolesRepository } from './roles.repository';
-import { userScope } from './scopes';
 import { Standing } from './standing';
 
 /** What an association POST did: 204 (granted, revoked, or nothing to do) or 201 with the user it made. */
@@ -36,14 +35,12 @@ export class GrantsService {
 
   /** The users the caller sees (SPEC §21), as a users list query (alias `u`). */
   usersQuery(standing: Standing) {
-    const scope = this.access.seesAllUsers(standing) ? null : userScope(false);
-    const qb = this.users.listQuery();
-    return scope === null ? qb : qb.where(scope, { viewerId: standing.user.id });
+    return this.repository.usersSeenBy(this.users.listQuery(), this.access.seesAllUsers(standing) ? null : standing.user.id);
   }
 
   /** User `id` if the caller sees it, else null. */
   async visibleUser(standing: Standing, id: number): Promise<User | null> {
-    return this.usersQuery(standing).andWhere('u.id = :targetUser', { targetUser: id }).getOne();
+    return this.repository.onlyUser(this.usersQuery(standing), id).getOne();
   }
 
   /** The user of a `/api/v2/users/N/…` list: 404 when hidden from the caller (§8). */
@@ -60,7 +57,7 @@ export class GrantsService {
   }
 
   holdersPage(standing: Standing, principal: Principal, roleId: number, query: QueryParams, path: string) {
-    const qb = this.usersQuery(standing).andWhere('u.id IN (SELECT hm.user_id FROM main_rbac_role_members hm WHERE hm.role_id = :holderRole)', { holderRole: roleId });
+    const qb = this.repository.holdersOf(this.usersQuery(standing), roleId);
     return queryPage(qb, USER_LIST, query, path, principal.user, (rows) => this.presenter.present(principal, rows));
   }
 

@@ -34,7 +34,7 @@ export class OrganizationsController extends ObjectRoutesController {
   @Get(':id/teams')
   async teamList(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.organizations.visible(await this.access.standingOf(principal), id);
-    return this.teams.page(principal, query, `/api/v2/organizations/${id}/teams/`, (qb) => qb.andWhere('t.organization_id = :inOrganization', { inOrganization: id }));
+    return this.teams.page(principal, query, `/api/v2/organizations/${id}/teams/`, { organizationId: id });
   }
 
   /** Makes a team in this organization, whatever the body's `organization` says. */
@@ -46,7 +46,7 @@ export class OrganizationsController extends ObjectRoutesController {
   @Get(':id/object_roles')
   async objectRoles(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.organizations.visible(await this.access.standingOf(principal), id);
-    return this.roles.page(principal, query, `/api/v2/organizations/${id}/object_roles/`, (qb) => qb.andWhere('r.organization_id = :ofOrganization', { ofOrganization: id }));
+    return this.roles.page(principal, query, `/api/v2/organizations/${id}/object_roles/`, { organizationId: id });
   }
 
   /** The organization's members. */

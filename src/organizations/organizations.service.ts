@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { SelectQueryBuilder } from 'typeorm';
 import { z } from 'zod';
 import { Clock } from '../common/clock';
 import { BadRequest, FieldErrors, NotFound, PermissionDenied } from '../common/errors';
@@ -12,7 +11,7 @@ import { Access } from './access.service';
 import { ORGANIZATION_LIST } from './organization-lists';
 import { Organization } from './organization.entity';
 import { serializeOrganization } from './organization.serializer';
-import { OrganizationsRepository } from './organizations.repository';
+import { OrganizationsHeld, OrganizationsRepository } from './organizations.repository';
 import { RolesRepository } from './roles.repository';
 import { organizationScope, ROLE_LEVELS, RoleLevel } from './scopes';
 import { Standing } from './standing';
@@ -55,13 +54,12 @@ export class OrganizationsService {
   ) {}
 
   /**
-   * A page of the organizations the caller may read (or holds `role_level` on), narrowed by `restrict`
-   * (a user's organizations), filtered by §19.
+   * A page of the organizations the caller may read (or holds `role_level` on), narrowed to those `held`
+   * names (a user's organizations), filtered by §19.
    */
-  async page(principal: Principal, query: QueryParams, path: string, restrict?: (qb: SelectQueryBuilder<Organization>) => void) {
+  async page(principal: Principal, query: QueryParams, path: string, held?: OrganizationsHeld) {
     const standing = await this.access.standingOf(principal);
-    const qb = this.repository.organizations(organizationScope(standing, roleLevelOf(query)), principal.user.id);
-    restrict?.(qb);
+    const qb = this.repository.organizations(organizationScope(standing, roleLevelOf(query)), principal.user.id, held);
     return queryPage(qb, ORGANIZATION_LIST, query, path, principal.user, (rows) => this.present(standing, rows));
   }
 

@@ -50,7 +50,7 @@ export class RolesController {
   async teamHolders(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.grants.roleOr404(await this.access.standingOf(principal), id);
     // A list of teams that is always empty, read as every list of teams (§19's 400s apply).
-    return this.teams.page(principal, query, `/api/v2/roles/${id}/teams/`, (qb) => qb.andWhere('1 = 0'));
+    return this.teams.page(principal, query, `/api/v2/roles/${id}/teams/`, { none: true });
   }
 
   @Post('roles/:id/teams')
@@ -74,25 +74,20 @@ export class RolesController {
   @Get('users/:id/organizations')
   async userOrganizations(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.grants.userOr404(await this.access.standingOf(principal), id);
-    return this.organizations.page(principal, query, `/api/v2/users/${id}/organizations/`, (qb) => qb.andWhere(heldOrganization(['member_role']), { ofUser: id }));
+    return this.organizations.page(principal, query, `/api/v2/users/${id}/organizations/`, { holderId: id, fields: ['member_role'] });
   }
 
   @Get('users/:id/admin_of_organizations')
   async adminOf(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.grants.userOr404(await this.access.standingOf(principal), id);
-    return this.organizations.page(principal, query, `/api/v2/users/${id}/admin_of_organizations/`, (qb) => qb.andWhere(heldOrganization(['admin_role']), { ofUser: id }));
+    return this.organizations.page(principal, query, `/api/v2/users/${id}/admin_of_organizations/`, { holderId: id, fields: ['admin_role'] });
   }
 
   /** Teams where user N is a member or an admin. */
   @Get('users/:id/teams')
   async userTeams(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.grants.userOr404(await this.access.standingOf(principal), id);
-    return this.teams.page(principal, query, `/api/v2/users/${id}/teams/`, (qb) =>
-      qb.andWhere(
-        "t.id IN (SELECT ur.team_id FROM main_rbac_roles ur INNER JOIN main_rbac_role_members um ON um.role_id = ur.id WHERE um.user_id = :ofUser AND ur.team_id IS NOT NULL)",
-        { ofUser: id },
-      ),
-    );
+    return this.teams.page(principal, query, `/api/v2/users/${id}/teams/`, { holderId: id });
   }
 
   @Post('users/:id/organizations')
@@ -109,12 +104,4 @@ export class RolesController {
   teamsTakeNoPost() {
     methodNotAllowed();
   }
-}
-
-/** Organizations (alias `o`) where user `:ofUser` holds one of `fields` directly. */
-function heldOrganization(fields: string[]): string {
-  return (
-    'o.id IN (SELECT ur.organization_id FROM main_rbac_roles ur INNER JOIN main_rbac_role_members um ON um.role_id = ur.id ' +
-    `WHERE um.user_id = :ofUser AND ur.organization_id IS NOT NULL AND ur.role_field IN (${fields.map((f) => `'${f}'`).join(', ')}))`
-  );
 }

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { SelectQueryBuilder } from 'typeorm';
 import { queryPage, QueryParams } from '../common/list-query';
 import type { Principal } from '../common/principal';
 import { Access } from './access.service';
 import { GrantsService } from './grants.service';
 import { ROLE_LIST } from './organization-lists';
 import { serializeRole } from './organization.serializer';
-import { OrganizationsRepository } from './organizations.repository';
-import { Role } from './role.entity';
+import { OrganizationsRepository, RolesOf } from './organizations.repository';
 import { roleScope } from './scopes';
 
 /** Roles as resources (SPEC §21): one by id, an object's roles, a user's roles. */
@@ -24,17 +22,16 @@ export class RolesService {
     return serializeRole(await this.grants.roleOr404(standing, id));
   }
 
-  /** A page of the roles the caller sees, narrowed by `restrict`. */
-  async page(principal: Principal, query: QueryParams, path: string, restrict: (qb: SelectQueryBuilder<Role>) => void) {
+  /** A page of the roles the caller sees, narrowed to those `of` names. */
+  async page(principal: Principal, query: QueryParams, path: string, of: RolesOf) {
     const standing = await this.access.standingOf(principal);
-    const qb = this.repository.roles(roleScope(standing), principal.user.id);
-    restrict(qb);
+    const qb = this.repository.roles(roleScope(standing), principal.user.id, of);
     return queryPage(qb, ROLE_LIST, query, path, principal.user, (rows) => rows.map(serializeRole));
   }
 
   /** `/api/v2/users/N/roles/`: the roles N holds directly (404 when N is hidden from the caller). */
   async ofUser(principal: Principal, userId: number, query: QueryParams, path: string) {
     await this.grants.userOr404(await this.access.standingOf(principal), userId);
-    return this.page(principal, query, path, (qb) => qb.andWhere('r.id IN (SELECT urm.role_id FROM main_rbac_role_members urm WHERE urm.user_id = :roleHolder)', { roleHolder: userId }));
+    return this.page(principal, query, path, { holderId: userId });
   }
 }

@@ -31,7 +31,7 @@ export class TeamsController extends ObjectRoutesController {
   @Get(':id/object_roles')
   async objectRoles(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Query() query: Query) {
     await this.teams.visible(await this.access.standingOf(principal), id);
-    return this.roles.page(principal, query, `/api/v2/teams/${id}/object_roles/`, (qb) => qb.andWhere('r.team_id = :ofTeam', { ofTeam: id }));
+    return this.roles.page(principal, query, `/api/v2/teams/${id}/object_roles/`, { teamId: id });
   }
 
   /** The team's members. */

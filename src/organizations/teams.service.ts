@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { SelectQueryBuilder } from 'typeorm';
 import { z } from 'zod';
 import { Clock } from '../common/clock';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
@@ -12,7 +11,7 @@ import { Access } from './access.service';
 import { AssociationError } from './association-error';
 import { TEAM_LIST } from './organization-lists';
 import { serializeTeam } from './organization.serializer';
-import { OrganizationsRepository } from './organizations.repository';
+import { OrganizationsRepository, TeamsOf } from './organizations.repository';
 import { roleLevelOf } from './organizations.service';
 import { RolesRepository } from './roles.repository';
 import { teamScope } from './scopes';
@@ -49,10 +48,10 @@ export class TeamsService {
     private readonly clock: Clock,
   ) {}
 
-  async page(principal: Principal, query: QueryParams, path: string, restrict?: (qb: SelectQueryBuilder<Team>) => void) {
+  /** A page of the teams the caller may read (or holds `role_level` on), narrowed to those `of` names (a list hanging off another object). */
+  async page(principal: Principal, query: QueryParams, path: string, of?: TeamsOf) {
     const standing = await this.access.standingOf(principal);
-    const qb = this.repository.teams(teamScope(standing, roleLevelOf(query)), principal.user.id);
-    restrict?.(qb);
+    const qb = this.repository.teams(teamScope(standing, roleLevelOf(query)), principal.user.id, of);
     return queryPage(qb, TEAM_LIST, query, path, principal.user, (rows) => this.present(standing, rows));
   }
 

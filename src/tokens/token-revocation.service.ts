@@ -10,7 +10,8 @@ import { UserEvents } from '../users/user-events';
 import { AccessToken } from './access-token.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { LastUsedBuffer } from './last-used.buffer';
-import { CLEARTOKENS_BATCH, TokensRepository } from './tokens.repository';
+import { CLEARTOKENS_BATCH, TokenCleanUpRepository } from './token-clean-up.repository';
+import { TokensRepository } from './tokens.repository';
 import { RequestTrace } from '../common/request-context';
 
 export interface RevokedCounts {
@@ -35,6 +36,7 @@ export class TokenRevocationService implements OnModuleInit {
 
   constructor(
     private readonly repository: TokensRepository,
+    private readonly cleanUp: TokenCleanUpRepository,
     private readonly codes: AuthorizationCodesRepository,
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
@@ -127,8 +129,8 @@ export class TokenRevocationService implements OnModuleInit {
     const [newest] = await this.repository.newestCreated(userId);
     const scope = { userId, cutoff: latest(this.clock.now(), newest) };
     return this.batches('access tokens', () => undefined, async () => {
-      const ids = await this.repository.accessTokensCutOff(scope, CLEARTOKENS_BATCH);
-      await this.repository.deleteAccessTokensByIds(ids);
+      const ids = await this.cleanUp.accessTokensCutOff(scope, CLEARTOKENS_BATCH);
+      await this.cleanUp.deleteAccessTokensByIds(ids);
       if (ids.length) {
         this.lastUsed.forget(ids);
         this.metrics.tokensRevoked.inc(ids.length);
@@ -149,7 +151,7 @@ export class TokenRevocationService implements OnModuleInit {
   }
 
   private async cleanupBatch(job: RevocationJob): Promise<number> {
-    const { accessTokenIds, refreshTokens } = await this.repository.cleanUpCutOff(job, this.clock.now());
+    const { accessTokenIds, refreshTokens } = await this.cleanUp.cleanUpCutOff(job, this.clock.now());
     this.lastUsed.forget(accessTokenIds);
     this.metrics.tokensRevoked.inc(accessTokenIds.length + refreshTokens);
     return Math.max(accessTokenIds.length, refreshTokens);
@@ -168,11 +170,11 @@ export class TokenRevocationService implements OnModuleInit {
       const count = await work(CLEARTOKENS_BATCH);
       return { count, more: count >= CLEARTOKENS_BATCH };
     };
-    const accessTokens = await this.batches('access tokens', progress, limited((n) => this.repository.deleteExpiredAccessTokens(now, n)));
-    let refreshTokens = await this.batches('refresh tokens', progress, limited((n) => this.repository.deleteRefreshTokensStartedBefore(familyCutoff, n)));
+    const accessTokens = await this.batches('access tokens', progress, limited((n) => this.cleanUp.deleteExpiredAccessTokens(now, n)));
+    let refreshTokens = await this.batches('refresh tokens', progress, limited((n) => this.cleanUp.deleteRefreshTokensStartedBefore(familyCutoff, n)));
     let after: string | null = '';
     refreshTokens += await this.batches('revoked refresh tokens of dead families', progress, async () => {
-      const step = await this.repository.deleteDeadFamilies(after ?? '', CLEARTOKENS_BATCH);
+      const step = await this.cleanUp.deleteDeadFamilies(after ?? '', CLEARTOKENS_BATCH);
       after = step.next;
       return { count: step.deleted, more: after !== null };
     });

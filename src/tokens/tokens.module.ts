@@ -19,6 +19,7 @@ import { ExpiringTokensRepository } from './expiring-tokens.repository';
 import { LastUsedBuffer } from './last-used.buffer';
 import { refuseWhenOAuth2Disabled } from './oauth2-disabled.middleware';
 import { RefreshTokensService } from './refresh-tokens.service';
+import { TokenCleanUpRepository } from './token-clean-up.repository';
 import { TokenResources } from './token-resources.service';
 import { TokenExpiryNotices } from './token-expiry-notices.service';
 import { TokenRevocationService } from './token-revocation.service';
@@ -32,7 +33,7 @@ import { TokensService } from './tokens.service';
   imports: [TypeOrmModule.forFeature([Application, AccessToken, RefreshToken, AuthorizationCode, DeviceCode, RevocationCutoff]), UsersModule, SettingsModule],
   controllers: [TokensController, ApplicationsController],
   providers: [
-    TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository, ApplicationsRepository, ExpiringTokensRepository,
+    TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository, ApplicationsRepository, ExpiringTokensRepository, TokenCleanUpRepository,
     TokensService, TokenRevocationService, TokenRotationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, TokenResources,
     LastUsedBuffer, BearerStrategy,
   ],

@@ -3,29 +3,20 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, SelectQueryBuilder } from 'typeorm';
 import { andThen, Awaitable } from '../common/awaitable';
 import { excludeRows } from '../common/list-query';
-import { limitedStatement, PlannedStatement } from '../database/batch-statements';
+import { PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
-import { CLEANUP_BATCH } from '../users/revocation-jobs';
 import { User } from '../users/user.entity';
 import { AccessToken } from './access-token.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { ExpiringTokensRepository } from './expiring-tokens.repository';
 import { RefreshToken } from './refresh-token.entity';
 import { RevocationCutoff } from './revocation-cutoff.entity';
-
-/** `cleartokens` and `revoke_oauth2_tokens` work in batches of this many rows (commands, not requests). */
-export const CLEARTOKENS_BATCH = 1000;
+import { CLEARTOKENS_BATCH, TokenCleanUpRepository } from './token-clean-up.repository';
 
 export interface BearerLookup {
   token: AccessToken & { user: User };
   systemCutoff: Date | null;
-}
-
-/** The tokens a cut-off covers: one user's, or (userId null) everyone's, created at or before `cutoff`. */
-export interface CutOffScope {
-  userId: number | null;
-  cutoff: Date;
 }
 
 /** One use of a token waiting in LastUsedBuffer: when, and from which client address (SPEC §15's `last_used_ip`). */
@@ -39,10 +30,11 @@ export type NewRefreshToken = Omit<RefreshToken, 'id'>;
 
 /**
  * Every statement about access tokens, refresh tokens, their families and cut-offs (issue 29): the bearer
- * lookup through PreparedStatements, the clean-up batches in each database's own form, and the TypeORM
- * calls. The services (tokens, refresh tokens, revocation, the last-used buffer) hold the rules and call
- * these; `periodicStatements` lists what runs on a timer or over many rows, as the code builds it, for the
- * plan test. Authorization codes have their own repository beside it (docs/architecture.md says why).
+ * lookup through PreparedStatements and the TypeORM calls; the clean-up batches, in each database's own
+ * form, are TokenCleanUpRepository's. The services (tokens, refresh tokens, revocation, the last-used
+ * buffer) hold the rules and call these; `periodicStatements` lists what the module runs on a timer or
+ * over many rows, as the code builds it, for the plan test. Authorization codes have their own repository
+ * beside it (docs/architecture.md says why).
  */
 @Injectable()
 export class TokensRepository {
@@ -54,6 +46,7 @@ export class TokensRepository {
     private readonly transactions: Transactions,
     private readonly codes: AuthorizationCodesRepository,
     private readonly expiring: ExpiringTokensRepository,
+    private readonly cleanUp: TokenCleanUpRepository,
   ) {}
 
   async insertAccessToken(values: NewAccessToken, manager: EntityManager = this.dataSource.manager): Promise<number> {
@@ -214,48 +207,6 @@ export class TokensRepository {
     return { accessTokens, refreshTokens };
   }
 
-  /** Ids of at most `limit` access tokens a cut-off covers. */
-  async accessTokensCutOff(scope: CutOffScope, limit: number): Promise<number[]> {
-    const s = this.accessTokensCutOffStatement(scope, limit);
-    return (await this.prepared.rows(s.sql, s.params)).map((r) => Number(r.id));
-  }
-
-  async deleteAccessTokensByIds(ids: number[]): Promise<void> {
-    if (!ids.length) return;
-    const s = this.deleteAccessTokensStatement(ids);
-    await this.prepared.run(s.sql, s.params);
-  }
-
-  /** One batch of a cut-off's clean-up: access tokens deleted, refresh tokens not yet revoked stamped; at most CLEANUP_BATCH of each. */
-  async cleanUpCutOff(scope: CutOffScope, now: Date): Promise<{ accessTokenIds: number[]; refreshTokens: number }> {
-    const accessTokenIds = await this.accessTokensCutOff(scope, CLEANUP_BATCH);
-    await this.deleteAccessTokensByIds(accessTokenIds);
-    const s = this.stampRefreshTokensStatement(scope, now);
-    return { accessTokenIds, refreshTokens: await this.prepared.run(s.sql, s.params) };
-  }
-
-  /** Deletes at most `limit` access tokens that expired at or before `now`; how many. */
-  deleteExpiredAccessTokens(now: Date, limit: number): Promise<number> {
-    return this.runStatement(this.expiredAccessTokensStatement(now, limit));
-  }
-
-  /** Deletes at most `limit` refresh tokens whose family started at or before `before` (past the absolute expiry). */
-  deleteRefreshTokensStartedBefore(before: Date, limit: number): Promise<number> {
-    return this.runStatement(this.familyStartedStatement(before, limit));
-  }
-
-  /**
-   * One step of the walk over families in family order, after `after`: the revoked tokens of each of the
-   * next `limit` families with no live token are deleted. `next` is where the walk goes on, null at the end.
-   */
-  async deleteDeadFamilies(after: string, limit: number): Promise<{ deleted: number; next: string | null }> {
-    const s = this.familiesStatement(after, limit);
-    const families = (await this.prepared.rows(s.sql, s.params)).map((r) => ({ family: String(r.family), live: Number(r.live) }));
-    const dead = families.filter((f) => f.live === 0).map((f) => f.family);
-    const deleted = dead.length ? await this.runStatement(this.deadFamiliesStatement(dead)) : 0;
-    return { deleted, next: families.length >= limit ? families[families.length - 1].family : null };
-  }
-
   /** False before the database is connected and after it is closed (the last flush at shutdown asks). */
   get connected(): boolean {
     return this.dataSource.isInitialized;
@@ -275,73 +226,14 @@ export class TokensRepository {
    * each one's plan on a seeded table and fails on a scan of a whole table or a dependent subquery.
    */
   periodicStatements(sample: { userId: number; now: Date }): PlannedStatement[] {
-    const { userId, now } = sample;
-    const user: CutOffScope = { userId, cutoff: now };
-    const everyone: CutOffScope = { userId: null, cutoff: now };
+    const { now } = sample;
     const [lastUsedSql, lastUsedParams] = this.lastUsedUpdate([[1, { at: now, ip: '192.0.2.1' }], [2, { at: now, ip: '2001:db8::1' }]]).getQueryAndParameters();
     return [
-      this.accessTokensCutOffStatement(user, CLEANUP_BATCH),
-      this.accessTokensCutOffStatement(everyone, CLEANUP_BATCH),
-      this.deleteAccessTokensStatement([1, 2, 3]),
-      { ...this.accessTokensCutOffStatement(user, CLEARTOKENS_BATCH), name: 'revoke_oauth2_tokens: access tokens (one user)' },
-      { ...this.accessTokensCutOffStatement(everyone, CLEARTOKENS_BATCH), name: 'revoke_oauth2_tokens: access tokens (everyone)' },
-      this.stampRefreshTokensStatement(user, now),
-      this.stampRefreshTokensStatement(everyone, now),
-      this.expiredAccessTokensStatement(now, CLEARTOKENS_BATCH),
-      this.familyStartedStatement(now, CLEARTOKENS_BATCH),
-      this.familiesStatement('', CLEARTOKENS_BATCH),
-      this.deadFamiliesStatement(['a', 'b']),
+      ...this.cleanUp.periodicStatements(sample),
       this.codes.expiredStatement(now, CLEARTOKENS_BATCH),
       { name: 'last-used flush', sql: lastUsedSql, params: lastUsedParams },
       ...this.expiring.periodicStatements(now),
     ];
-  }
-
-  private async runStatement(s: PlannedStatement): Promise<number> {
-    return this.prepared.run(s.sql, s.params);
-  }
-
-  private accessTokensCutOffStatement(scope: CutOffScope, limit: number): PlannedStatement {
-    return {
-      name: `revocation clean-up: access tokens a cut-off covers (${this.whose(scope)})`,
-      sql: `SELECT id FROM oauth2_access_token WHERE ${this.byUser(scope)}created <= ? LIMIT ${limit}`,
-      params: this.scoped(scope, [this.prepared.date(scope.cutoff)]),
-    };
-  }
-
-  private deleteAccessTokensStatement(ids: number[]): PlannedStatement {
-    return { name: 'revocation clean-up: access tokens deleted by id', sql: `DELETE FROM oauth2_access_token WHERE id IN (${ids.map(() => '?').join(', ')})`, params: ids };
-  }
-
-  private stampRefreshTokensStatement(scope: CutOffScope, now: Date): PlannedStatement {
-    const stamp = this.prepared.date(now);
-    const head = 'UPDATE oauth2_refresh_token SET revoked_at = ?, modified = ?';
-    const where = `${this.byUser(scope)}revoked_at IS NULL AND created <= ?`;
-    const params = [stamp, stamp, ...this.scoped(scope, [this.prepared.date(scope.cutoff)])];
-    return this.limited(`revocation clean-up: refresh tokens a cut-off covers, stamped (${this.whose(scope)})`, head, 'oauth2_refresh_token', where, CLEANUP_BATCH, params);
-  }
-
-  private expiredAccessTokensStatement(now: Date, limit: number): PlannedStatement {
-    return this.limited('cleartokens: expired access tokens', 'DELETE FROM oauth2_access_token', 'oauth2_access_token', 'expires <= ?', limit, [this.prepared.date(now)]);
-  }
-
-  private familyStartedStatement(before: Date, limit: number): PlannedStatement {
-    return this.limited('cleartokens: refresh tokens past the absolute expiry', 'DELETE FROM oauth2_refresh_token', 'oauth2_refresh_token', 'family_started <= ?', limit, [this.prepared.date(before)]);
-  }
-
-  /** The next families in family order with their number of live tokens, read from the (family, revoked_at) index alone. */
-  private familiesStatement(after: string, limit: number): PlannedStatement {
-    const sql = `SELECT family, COUNT(*) - COUNT(revoked_at) AS live FROM oauth2_refresh_token WHERE family > ? GROUP BY family ORDER BY family LIMIT ${limit}`;
-    return { name: 'cleartokens: families and their live tokens', sql, params: [after] };
-  }
-
-  private deadFamiliesStatement(families: string[]): PlannedStatement {
-    const sql = `DELETE FROM oauth2_refresh_token WHERE family IN (${families.map(() => '?').join(', ')}) AND revoked_at IS NOT NULL`;
-    return { name: 'cleartokens: revoked tokens of dead families', sql, params: families };
-  }
-
-  private limited(name: string, head: string, table: string, where: string, limit: number, params: unknown[]): PlannedStatement {
-    return { name, sql: limitedStatement(this.prepared.dialect, head, table, where, limit), params };
   }
 
   private lastUsedUpdate(stamps: [number, LastUse][]) {
@@ -362,17 +254,5 @@ export class TokensRepository {
       .set({ lastUsed: () => `CASE id ${times.join(' ')} END`, lastUsedIp: () => `CASE id ${addresses.join(' ')} END` })
       .where('id IN (:...ids)', { ids: stamps.map(([id]) => id) })
       .setParameters(params);
-  }
-
-  private whose(scope: CutOffScope): string {
-    return scope.userId === null ? 'everyone' : 'one user';
-  }
-
-  private byUser(scope: CutOffScope): string {
-    return scope.userId === null ? '' : 'user_id = ? AND ';
-  }
-
-  private scoped(scope: CutOffScope, rest: unknown[]): unknown[] {
-    return scope.userId === null ? rest : [scope.userId, ...rest];
   }
 }

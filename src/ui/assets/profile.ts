@@ -72,6 +72,25 @@
     return `${browser[1]} ${version}${system ? ` on ${system[1]}` : ''}`;
   }
 
+  /** A row's button; `describedBy` names the row's description, so each button's accessible name is unique. */
+  function rowButton(text: string, className: string, onClick: (button: HTMLButtonElement) => Promise<void>, describedBy?: string): HTMLButtonElement {
+    const button = el('button', text, className);
+    button.type = 'button';
+    if (describedBy) button.setAttribute('aria-describedby', describedBy);
+    button.addEventListener('click', () => void onClick(button));
+    return button;
+  }
+
+  /** A row's request, its button disabled meanwhile: the answer, or null (the button back, the failure said) when refused. */
+  async function rowRequest(button: HTMLButtonElement, path: string, init: PageApiRequest, ok: number[], statusId: string, failure: string): Promise<PageApiResult | null> {
+    button.disabled = true;
+    const res = await api.request(path, init);
+    if (ok.includes(res.status)) return res;
+    button.disabled = false;
+    say(statusId, detailOf(res.body, failure), true);
+    return null;
+  }
+
   // ---- tabs ----------------------------------------------------------------------------------
 
   const tabs = Array.from(document.querySelectorAll<HTMLButtonElement>('[role="tab"]'));
@@ -146,16 +165,11 @@
       row.classList.add('expires-soon');
       expires.append(' ', el('span', 'Expires soon', 'badge warn'));
     }
-    const rotate = el('button', 'Rotate', 'secondary');
-    rotate.type = 'button';
-    rotate.setAttribute('aria-describedby', description.id);
-    rotate.addEventListener('click', () => void rotateToken(token, rotate));
-    const revoke = el('button', 'Revoke', 'danger');
-    revoke.type = 'button';
-    revoke.setAttribute('aria-describedby', description.id);
-    revoke.addEventListener('click', () => void revokeToken(token, revoke));
     const actions = el('td', undefined, 'actions');
-    actions.append(rotate, revoke);
+    actions.append(
+      rowButton('Rotate', 'secondary', (button) => rotateToken(token, button), description.id),
+      rowButton('Revoke', 'danger', (button) => revokeToken(token, button), description.id),
+    );
     row.append(description, el('td', token.scope), el('td', application), timeCell(token.created), timeCell(token.last_used), expires, actions);
     return row;
   }
@@ -205,25 +219,14 @@
 
   /** A new secret in the token's place (same description, scope and application); the old one stops working at once. */
   async function rotateToken(token: Token, button: HTMLButtonElement): Promise<void> {
-    button.disabled = true;
-    const res = await api.request(`/api/v2/tokens/${token.id}/rotate/`, { method: 'POST', body: {} });
-    if (res.status !== 201) {
-      button.disabled = false;
-      say('tokens-status', detailOf(res.body, 'The token could not be rotated.'), true);
-      return;
-    }
+    const res = await rowRequest(button, `/api/v2/tokens/${token.id}/rotate/`, { method: 'POST', body: {} }, [201], 'tokens-status', 'The token could not be rotated.');
+    if (!res) return;
     showNewToken(res.body.token, `Token "${token.description || token.id}" rotated: the old token no longer works.`);
     await loadTokens();
   }
 
   async function revokeToken(token: Token, button: HTMLButtonElement): Promise<void> {
-    button.disabled = true;
-    const res = await api.request(`/api/v2/tokens/${token.id}/`, { method: 'DELETE' });
-    if (res.status !== 204) {
-      button.disabled = false;
-      say('tokens-status', detailOf(res.body, 'The token could not be revoked.'), true);
-      return;
-    }
+    if (!(await rowRequest(button, `/api/v2/tokens/${token.id}/`, { method: 'DELETE' }, [204], 'tokens-status', 'The token could not be revoked.'))) return;
     say('tokens-status', `Token "${token.description || token.id}" revoked.`);
     await loadTokens();
     document.getElementById('tokens-table')?.focus();
@@ -266,24 +269,14 @@
     if (session.current) browser.append(' ', el('span', 'current', 'badge'));
     browser.append(' ', el('span', session.user_agent, 'agent'));
     const actions = el('td', undefined, 'actions');
-    if (!session.current) {
-      const end = el('button', 'End session', 'danger');
-      end.type = 'button';
-      end.addEventListener('click', () => void endSession(session, end));
-      actions.append(end);
-    }
+    if (!session.current) actions.append(rowButton('End session', 'danger', (button) => endSession(session, button)));
     row.append(browser, el('td', session.ip_address), timeCell(session.created), timeCell(session.last_seen), timeCell(session.expires), actions);
     return row;
   }
 
   async function endSession(session: Session, button: HTMLButtonElement): Promise<void> {
-    button.disabled = true;
-    const res = await api.request(`/api/v2/me/sessions/${session.id}/`, { method: 'DELETE' });
-    if (res.status !== 204 && res.status !== 404) {
-      button.disabled = false;
-      say('sessions-status', detailOf(res.body, 'The session could not be ended.'), true);
-      return;
-    }
+    // 404: it had ended already, which is what was asked.
+    if (!(await rowRequest(button, `/api/v2/me/sessions/${session.id}/`, { method: 'DELETE' }, [204, 404], 'sessions-status', 'The session could not be ended.'))) return;
     say('sessions-status', `Session of ${describeAgent(session.user_agent)} at ${session.ip_address} ended.`);
     await loadSessions();
     document.getElementById('sessions-table')?.focus();
