@@ -6,7 +6,7 @@ import { UsersModule } from '../users/users.module';
 import { MapsModule } from '../maps/maps.module';
 import { RadiusExplainer } from './radius-explainer.service';
 import { RadiusLogins } from './radius-logins.service';
-import { RADIUS_CATEGORY, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
+import { RADIUS_CATEGORY, radiusSecretAddress, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
 import { RadiusTestController } from './radius-test.controller';
 import { RadiusStrategy } from './radius.strategy';
 import { MapSources } from '../maps/map-sources';
@@ -36,6 +36,7 @@ export class RadiusModule implements OnModuleInit {
     const get = (key: string) => settings.get(key);
     settings.register(radiusSettingDefinitions());
     settings.addCheck(RADIUS_CATEGORY, radiusSettingsCheck(get));
+    settings.addDerivation(RADIUS_CATEGORY, radiusSecretAddress(get));
   }
 
   onModuleInit(): void {
