@@ -191,6 +191,48 @@ describe(`RADIUS logins (SPEC §20, issue 41, ${TEST_DB})`, () => {
       assert.deepEqual([off.body.RADIUS_SERVER, off.body.RADIUS_SECRET], ['', '$encrypted$']);
       await pointAt(radius.port);
     });
+
+    it('the stored secret stays tied to the address it was typed with, also through RADIUS off (PATCH, PUT, all; every node)', async () => {
+      const read = async () => (await t.http().get('/api/v2/settings/radius/').set('Authorization', ADMIN).expect(200)).body as Record<string, unknown>;
+      const refusedAndNothingStored = async (res: { status: number; body: Record<string, string[]> }, what: string) => {
+        assert.equal(res.status, 400, what);
+        assert.deepEqual(Object.keys(res.body), ['RADIUS_SECRET'], what);
+        assert.match(res.body.RADIUS_SECRET[0], /address changed/, what);
+        const now = await read();
+        assert.deepEqual([now.RADIUS_SERVER, now.RADIUS_PORT, now.RADIUS_TIMEOUT], ['', radius.port, 1], `${what}: nothing of the write stored`);
+      };
+      await configure({ RADIUS_SERVER: '' });
+      const shown = await read();
+      assert.ok(!('RADIUS_SECRET_ADDRESS' in shown), 'the address the secret belongs to is not shown');
+      const elsewhere = { RADIUS_SERVER: '127.0.0.2', RADIUS_TIMEOUT: 3 };
+      await refusedAndNothingStored(await patch(elsewhere), 'PATCH at another host');
+      await refusedAndNothingStored(await patch({ ...elsewhere, RADIUS_SECRET: '$encrypted$' }), 'PATCH with "$encrypted$"');
+      await refusedAndNothingStored(await patch({ RADIUS_SERVER: '127.0.0.1', RADIUS_PORT: radius.port + 1, RADIUS_TIMEOUT: 3 }), 'PATCH: the port moved');
+      await refusedAndNothingStored(await t.http().put('/api/v2/settings/radius/').set('Authorization', ADMIN).send({ ...shown, ...elsewhere }), 'PUT');
+      await refusedAndNothingStored(await t.http().patch('/api/v2/settings/all/').set('Authorization', ADMIN).send(elsewhere), 'PATCH of all');
+      // Another node (or this one after a restart) reads the same binding from the database.
+      const other = await startTestApp({ db: t.db, env: { TRUSTED_PROXIES: '127.0.0.1' } });
+      try {
+        const res = await other.http().patch('/api/v2/settings/radius/').set('Authorization', ADMIN).send(elsewhere);
+        await refusedAndNothingStored(res, 'PATCH on another node');
+      } finally {
+        await other.close();
+      }
+      assert.equal((await patch({ RADIUS_SECRET_ADDRESS: { server: '127.0.0.2', port: radius.port } }).expect(400)).body.RADIUS_SECRET_ADDRESS.length, 1);
+      // The same address again needs nothing: the secret was typed for it.
+      assert.equal((await configure({ RADIUS_SERVER: '127.0.0.1' })).RADIUS_SERVER, '127.0.0.1');
+      assert.equal((await explain('ravi', PASSWORDS.ravi)).body.reply, 'Access-Accept', 'the kept secret still works at its address');
+      // With the secret in clear the new address is taken, and the secret is now tied to it, not to the old one.
+      await configure({ RADIUS_SERVER: '' });
+      await configure({ ...elsewhere, RADIUS_SECRET: radius.secret, RADIUS_TIMEOUT: 1 });
+      await configure({ RADIUS_SERVER: '' });
+      const back = await patch({ RADIUS_SERVER: '127.0.0.1' }).expect(400);
+      assert.match(back.body.RADIUS_SECRET[0], /address changed/);
+      // A secret typed while RADIUS is off belongs to no address: the next server needs it again.
+      await configure({ RADIUS_SECRET: radius.secret });
+      await patch({ RADIUS_SERVER: '127.0.0.2' }).expect(400);
+      await pointAt(radius.port);
+    });
   });
 
   describe('logging in', () => {

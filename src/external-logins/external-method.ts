@@ -1,4 +1,4 @@
-import type { CategoryCheck } from '../settings/settings.service';
+import type { CategoryCheck, CategoryDerivation } from '../settings/settings.service';
 import type { SettingDefinition } from '../settings/setting-definition';
 import type { Claims, MapSource } from '../maps/map-contract';
 import type { MapSourceReader } from '../maps/map-sources';
@@ -44,6 +44,8 @@ export interface MethodSettings {
   label: string;
   definitions: SettingDefinition[];
   checks?: CategoryCheck[];
+  /** Hidden keys a write stores with it (RADIUS: the address its secret was typed with). */
+  derivations?: CategoryDerivation[];
 }
 
 /** The method's explainer (`POST /api/v2/settings/<category>/test/`, `manage login_test --method <account>`). */

@@ -26,6 +26,7 @@ export class ExternalMethods {
       this.settings.register(category.definitions);
       this.settings.nameCategory(category.category, category.label);
       for (const check of category.checks ?? []) this.settings.addCheck(category.category, check);
+      for (const derive of category.derivations ?? []) this.settings.addDerivation(category.category, derive);
     }
     // A password method's Passport strategy is named by its account (password-logins.service.ts makes it).
     this.logins.register(method.prove ? { ...method.method, strategy: method.method.account } : method.method, method.order);

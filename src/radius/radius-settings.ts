@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { integer, refuse } from '../common/validation';
-import type { CategoryCheck } from '../settings/settings.service';
+import type { CategoryCheck, CategoryDerivation } from '../settings/settings.service';
 import type { SettingDefinition } from '../settings/setting-definition';
 
 export const RADIUS_CATEGORY = 'radius';
@@ -75,6 +75,17 @@ const flagsByAttribute = z.strictObject({
   is_system_auditor_value: flagValues.optional(),
 });
 
+/**
+ * The address (`RADIUS_SERVER`:`RADIUS_PORT`, the host as typed in lower case) the stored secret was typed with,
+ * kept in the database beside it (a hidden setting: every node and a restart agree) so that turning RADIUS off
+ * and on again elsewhere cannot carry the secret to the new address (SPEC §20). `null`: typed with RADIUS off,
+ * or never: the next server needs the secret in clear.
+ */
+const SECRET_ADDRESS = 'RADIUS_SECRET_ADDRESS';
+const secretAddress = z.strictObject({ server: z.string(), port: z.number() }).nullable();
+type SecretAddress = z.infer<typeof secretAddress>;
+type Address = NonNullable<SecretAddress>;
+
 /** AWX's keys (RADIUS_SERVER, RADIUS_PORT, RADIUS_SECRET) and ours, in the `radius` category (SPEC §20). */
 export function radiusSettingDefinitions(): SettingDefinition[] {
   const category = RADIUS_CATEGORY;
@@ -87,25 +98,55 @@ export function radiusSettingDefinitions(): SettingDefinition[] {
     { key: 'RADIUS_NAS_IDENTIFIER', category, default: 'awx', schema: nasIdentifier },
     { key: 'RADIUS_CACHE_SECONDS', category, default: 60, schema: integer(0, 86400) },
     { key: 'RADIUS_USER_FLAGS_BY_ATTR', category, default: {}, schema: flagsByAttribute },
+    // No stored row (a database from before issue 56): the configured server's address, as the rule was then.
+    { key: SECRET_ADDRESS, category, default: undefined, hidden: true, schema: secretAddress },
   ] as SettingDefinition[];
+}
+
+/** The address a write leaves, compared as RADIUS_SERVER compares (host names ignore case). */
+const addressOf = (next: Record<string, unknown>): Address => ({ server: String(next.RADIUS_SERVER ?? '').toLowerCase(), port: Number(next.RADIUS_PORT) });
+
+/** Where the stored secret may go: the address it was typed with (`get` reads the stored settings). */
+function secretBoundTo(get: (key: string) => unknown): SecretAddress {
+  const stored = get(SECRET_ADDRESS) as SecretAddress | undefined;
+  if (stored !== undefined) return stored;
+  const server = String(get('RADIUS_SERVER'));
+  return server === '' ? null : addressOf({ RADIUS_SERVER: server, RADIUS_PORT: get('RADIUS_PORT') });
 }
 
 /**
  * The rules that span keys (SPEC §20): a server needs a secret (RFC 2865 §3: it MUST NOT be empty), and a
- * configured server moved to another address needs the secret in clear in the same write: the stored
- * one is never sent towards a new address (as §7 for identity providers). Turning RADIUS off needs nothing.
+ * write that leaves a server at another address than the one the stored secret was typed with needs the
+ * secret in clear in the same write, also when RADIUS was off in between: the stored one is never sent
+ * towards a new address (as §7 for identity providers). Turning RADIUS off needs nothing.
  */
 export function radiusSettingsCheck(get: (key: string) => unknown): CategoryCheck {
   return (next, typed) => {
     const server = String(next.RADIUS_SERVER ?? '');
     if (server === '') return undefined;
     if (String(next.RADIUS_SECRET ?? '') === '') return { RADIUS_SECRET: ['A RADIUS server needs its shared secret (RFC 2865 §3: the secret must not be empty).'] };
-    const before = String(get('RADIUS_SERVER'));
-    const moved = before !== '' && (server.toLowerCase() !== before.toLowerCase() || next.RADIUS_PORT !== get('RADIUS_PORT'));
+    const bound = secretBoundTo(get);
+    const here = addressOf(next);
+    const moved = bound === null || bound.server !== here.server || bound.port !== here.port;
     if (moved && !typed.has('RADIUS_SECRET')) {
       return { RADIUS_SECRET: ['The server address changed, so the stored secret is not kept: send the shared secret for the new address.'] };
     }
     return undefined;
+  };
+}
+
+/**
+ * What a write that passed the check ties the secret to: the address it leaves while a server is set (the
+ * secret was typed for it, or it is where the secret was already bound); a secret typed while RADIUS is off
+ * belongs to no address. Otherwise the binding stays as stored.
+ */
+export function radiusSecretAddress(get: (key: string) => unknown): CategoryDerivation {
+  return (next, typed) => {
+    if (String(next.RADIUS_SERVER ?? '') !== '') return { [SECRET_ADDRESS]: addressOf(next) };
+    if (typed.has('RADIUS_SECRET')) return { [SECRET_ADDRESS]: null };
+    const stored = get(SECRET_ADDRESS);
+    // Turning off a server configured before the binding was stored: remember where its secret belongs.
+    return stored === undefined ? { [SECRET_ADDRESS]: secretBoundTo(get) } : undefined;
   };
 }
 

@@ -5,7 +5,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
 import { RadiusLogins } from './radius-logins.service';
 import { radiusMapReader } from './radius-map-reader';
-import { RADIUS_CATEGORY, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
+import { RADIUS_CATEGORY, radiusSecretAddress, radiusSettingDefinitions, radiusSettingsCheck } from './radius-settings';
 
 /**
  * RADIUS logins (SPEC §20, issue 41): one folder and one registration (issue 55). The method proves an
@@ -22,7 +22,7 @@ export class RadiusModule {
       method: logins.method(),
       order: 20,
       mapReaders: [radiusMapReader],
-      settings: [{ category: RADIUS_CATEGORY, label: 'RADIUS', definitions: radiusSettingDefinitions(), checks: [radiusSettingsCheck((key) => settings.get(key))] }],
+      settings: [{ category: RADIUS_CATEGORY, label: 'RADIUS', definitions: radiusSettingDefinitions(), checks: [radiusSettingsCheck((key) => settings.get(key))], derivations: [radiusSecretAddress((key) => settings.get(key))] }],
       prove: (attempt, options) => logins.prove(attempt, options),
       explainer: {
         category: RADIUS_CATEGORY,

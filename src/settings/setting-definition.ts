@@ -14,6 +14,11 @@ export interface SettingDefinition<T = unknown> {
   secret?: boolean;
   /** Computed, shown but not writable. */
   readOnly?: boolean;
+  /**
+   * Kept by the service for a rule of its category (stored, so every node and a restart see it), never shown
+   * nor writable through the API or the environment: only a category's derivation writes it.
+   */
+  hidden?: boolean;
 }
 
 export const ENCRYPTED_PLACEHOLDER = '$encrypted$';

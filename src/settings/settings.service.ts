@@ -17,12 +17,14 @@ export const SETTINGS_REFRESH_MS = 400;
 /** The slug of the pseudo-category holding every setting. */
 export const ALL_SETTINGS = 'all';
 
-/** Checks that span several keys of one category; return field errors or nothing. */
 /**
  * A rule across the keys of a category: `next` is what the write would leave, `typed` the keys the write gives
  * a value of its own (a secret sent as `"$encrypted$"`, or left out, is not typed: it keeps the stored one).
  */
 export type CategoryCheck = (next: Record<string, unknown>, typed: ReadonlySet<string>) => Record<string, string[]> | undefined;
+
+/** The hidden keys (SettingDefinition.hidden) a write that passed its checks stores with it, in the same transaction. */
+export type CategoryDerivation = (next: Record<string, unknown>, typed: ReadonlySet<string>) => Record<string, unknown> | undefined;
 
 /**
  * Runtime settings (SPEC §9): built-in default < env var of the same name (JSON) < stored value.
@@ -36,6 +38,7 @@ export class SettingsService implements OnModuleInit {
   private readonly envDefaults = new Map<string, unknown>();
   private readonly checks = new Map<string, CategoryCheck[]>();
   private readonly labels = new Map<string, string>([[ALL_SETTINGS, 'All'], ['authentication', 'Authentication']]);
+  private readonly derivations = new Map<string, CategoryDerivation[]>();
   private readonly remoteMethods: (() => boolean)[] = [];
   private stored = new Map<string, unknown>();
   private readonly box: SecretBox;
@@ -63,7 +66,7 @@ export class SettingsService implements OnModuleInit {
     for (const def of definitions) {
       this.definitions.set(def.key, def);
       const raw = this.env[def.key];
-      if (raw === undefined || def.readOnly) continue;
+      if (raw === undefined || def.readOnly || def.hidden) continue;
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw);
@@ -94,6 +97,10 @@ export class SettingsService implements OnModuleInit {
 
   addCheck(category: string, check: CategoryCheck): void {
     this.checks.set(category, [...(this.checks.get(category) ?? []), check]);
+  }
+
+  addDerivation(category: string, derivation: CategoryDerivation): void {
+    this.derivations.set(category, [...(this.derivations.get(category) ?? []), derivation]);
   }
 
   async onModuleInit(): Promise<void> {
@@ -132,9 +139,12 @@ export class SettingsService implements OnModuleInit {
     return [...new Set([...this.definitions.values()].map((d) => d.category))];
   }
 
-  /** A category's definitions; `all` is every setting of every category (SPEC §19, `/api/v2/settings/all/`). */
-  private categoryDefinitions(category: string): SettingDefinition[] {
-    const defs = [...this.definitions.values()].filter((d) => category === ALL_SETTINGS || d.category === category);
+  /**
+   * A category's definitions; `all` is every setting of every category (SPEC §19, `/api/v2/settings/all/`).
+   * Hidden ones only with `hidden` (a reset clears them with their category).
+   */
+  private categoryDefinitions(category: string, hidden = false): SettingDefinition[] {
+    const defs = [...this.definitions.values()].filter((d) => (category === ALL_SETTINGS || d.category === category) && (hidden || !d.hidden));
     if (!defs.length) throw new NotFound();
     return defs;
   }
@@ -180,6 +190,14 @@ export class SettingsService implements OnModuleInit {
     const checks = category === ALL_SETTINGS ? [...this.checks.values()].flat() : (this.checks.get(category) ?? []);
     for (const check of checks) Object.assign(errors, check(next, typed) ?? {});
     if (Object.keys(errors).length) throw new FieldErrors(errors);
+    const derivations = category === ALL_SETTINGS ? [...this.derivations.values()].flat() : (this.derivations.get(category) ?? []);
+    for (const derive of derivations) {
+      for (const [key, value] of Object.entries(derive(next, typed) ?? {})) {
+        const def = this.definitions.get(key)!;
+        defs.set(key, def);
+        changes.set(key, validateValue(def.schema, value, key));
+      }
+    }
     const now = this.clock.now();
     await this.dataSource.transaction(async (manager) => {
       const repo = manager.getRepository(Setting);
@@ -201,7 +219,7 @@ export class SettingsService implements OnModuleInit {
    */
   parse(key: string, value: unknown): unknown {
     const def = this.definitions.get(key);
-    if (!def || def.readOnly) throw new FieldErrors({ [key.slice(0, 100)]: ['Unknown setting.'] });
+    if (!def || def.readOnly || def.hidden) throw new FieldErrors({ [key.slice(0, 100)]: ['Unknown setting.'] });
     return validateValue(def.schema, value, key);
   }
 
@@ -221,7 +239,7 @@ export class SettingsService implements OnModuleInit {
 
   /** Resets every writable key of the category to its default (AWX DELETE). */
   async reset(category: string, actor: string, trace: RequestTrace): Promise<void> {
-    const keys = this.categoryDefinitions(category).filter((d) => !d.readOnly).map((d) => d.key);
+    const keys = this.categoryDefinitions(category, true).filter((d) => !d.readOnly).map((d) => d.key);
     await this.dataSource.getRepository(Setting).delete({ key: In(keys) });
     await this.reload(trace);
     this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor, ...trace });

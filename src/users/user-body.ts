@@ -17,3 +17,8 @@ export const USER_BODY = z.object({
   // Checked only when it is needed (an own password change): anything but a string counts as absent.
   old_password: z.string().optional().catch(undefined),
 });
+
+/** AWX's refusal of a change to a field a login method owns. */
+export function managedMessage(field: string, label: string): string {
+  return `Unable to change ${field} on user managed by ${label}.`;
+}

@@ -37,3 +37,8 @@ export function withSuffix(base: string, n: number): string {
   const suffix = n === 1 ? '' : `-${n}`;
   return base.slice(0, MAX_USERNAME - suffix.length) + suffix;
 }
+
+/** The input with its username, when it has one, as every other path reads it (SPEC §14). */
+export function withNormalizedName<T extends { username?: string }>(input: T): T {
+  return typeof input.username === 'string' ? { ...input, username: normalizeUsername(input.username) } : input;
+}

@@ -11,7 +11,8 @@ import { passwordProblems } from './password-policy';
 import { SERVICE_ACCOUNT } from './account-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
-import { foldUsername, MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withSuffix } from './usernames';
+import { foldUsername, MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withNormalizedName, withSuffix } from './usernames';
+import { managedMessage } from './user-body';
 import { UsersRepository } from './users.repository';
 import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
@@ -29,7 +30,6 @@ export interface UserInput {
   /** Set by the LDAP login only (the API's body has no such field). */
   ldap_dn: string | null;
 }
-
 
 @Injectable()
 export class UsersService {
@@ -69,9 +69,7 @@ export class UsersService {
   }
 
   /** The user of a method's `account` that holds directory entry `dn` (SPEC §14: one account per entry), or null. */
-  findByDirectoryEntry(account: string, dn: string): Promise<User | null> {
-    return this.users.findByDirectoryEntry(account, dn);
-  }
+  findByDirectoryEntry(account: string, dn: string): Promise<User | null> { return this.users.findByDirectoryEntry(account, dn); }
 
   async getOr404(id: number): Promise<User> {
     const user = await this.findById(id);
@@ -299,13 +297,4 @@ export class UsersService {
     }
     return { created: true, generatedPassword: generated };
   }
-}
-
-/** The input with its username, when it has one, as every other path reads it (SPEC §14). */
-function withNormalizedName(input: Partial<UserInput>): Partial<UserInput> {
-  return typeof input.username === 'string' ? { ...input, username: normalizeUsername(input.username) } : input;
-}
-
-function managedMessage(field: string, label: string): string {
-  return `Unable to change ${field} on user managed by ${label}.`;
 }
