@@ -1,4 +1,6 @@
 'use strict';
+const { inspect } = require('node:util');
+
 /**
  * A `node --test` reporter (issue 40): one JSON line per finished test, suite or file summary, for
  * scripts/test-verdict.js. TAP alone hides what the verdict must see: a suite whose `after` hook failed
@@ -21,8 +23,25 @@ module.exports = async function* testEvents(source) {
         skip: data.skip,
         todo: data.todo,
         failureType: error?.failureType,
-        error: error ? String(error.cause?.message ?? error.message ?? error).split('\n')[0].slice(0, 300) : undefined,
+        error: error ? describeError(error.cause ?? error) : undefined,
       })}\n`;
     }
   }
 };
+
+/** One value of a failed assertion on one line, cut to a length a summary line can carry. */
+function oneLine(value) {
+  const text = inspect(value, { depth: 4, breakLength: Infinity, maxArrayLength: 20, maxStringLength: 200 });
+  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+}
+
+/**
+ * A failure in one line for the run's summary: the error's first line and, for an assertion, what it expected
+ * and what it got (issue 56: "Expected values to be strictly deep-equal:" alone said nothing). `assert.ok`'s
+ * own true/false is left out; its message is the whole story.
+ */
+function describeError(err) {
+  const first = String(err?.message ?? err).split('\n')[0].slice(0, 300);
+  if (err?.code !== 'ERR_ASSERTION' || !('expected' in err) || (err.operator === '==' && err.expected === true)) return first;
+  return `${first} (expected ${oneLine(err.expected)}, actual ${oneLine(err.actual)})`;
+}

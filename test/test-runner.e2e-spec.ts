@@ -108,8 +108,19 @@ describe('the test runner', { skip: TEST_DB !== 'sqlite' ? 'database-independent
       assert.deepEqual(run.failedWhy, [
         'fixture: FAILED: node exited with status 1',
         'fixture: FAILED: 7 failed',
-        ...[1, 2, 3, 4, 5].map((i) => `fixture: FAILED: failed: "assertion ${i} fails" (failing-assertions.fixture.js): deliberately failing assertion ${i}`),
+        ...[1, 2, 3, 4, 5].map((i) => `fixture: FAILED: failed: "assertion ${i} fails" (failing-assertions.fixture.js): deliberately failing assertion ${i} (expected 0, actual ${i})`),
       ]);
+    });
+
+    it('names what a failed assertion expected and what it got, on the summary line (issue 56)', () => {
+      const run = runSuite(['passing', 'failing-deep-equal']);
+      assert.equal(run.status, 1, run.output);
+      assert.ok(
+        run.failedWhy.includes(
+          "fixture: FAILED: failed: \"objects differ\" (failing-deep-equal.fixture.js): Expected values to be strictly deep-equal: (expected { status: 403, detail: 'Filtering on x is not allowed.' }, actual { status: 400, detail: 'no' })",
+        ),
+        run.failedWhy.join('\n'),
+      );
     });
 
     it('fails a run whose after hook in a describe fails (node: "# fail 0", exit 0)', () => {

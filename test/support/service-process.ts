@@ -15,8 +15,12 @@ export interface ServiceProcess {
 }
 
 /** Starts the built service as its own process (a second "node"), on a free loopback port. */
-export function spawnService(env: Record<string, string>, opts: { mergeOutput?: boolean } = {}): Promise<ServiceProcess> {
+export function spawnService(
+  env: Record<string, string>,
+  opts: { mergeOutput?: boolean; onOutput?: (output: string) => void; timeoutMs?: number } = {},
+): Promise<ServiceProcess> {
   // mergeOutput: stderr into stdout's pipe (a shell's 2>&1), so `output` keeps the exact order of the two.
+  // onOutput: sees everything written so far at each chunk, before listening (a test acting on what a start says).
   const [command, args] = opts.mergeOutput ? ['/bin/sh', ['-c', 'exec "$0" "$1" 2>&1', process.execPath, MAIN]] : [process.execPath, [MAIN]];
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -24,9 +28,10 @@ export function spawnService(env: Record<string, string>, opts: { mergeOutput?: 
   });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start:\n' + output.join(''))), 30000);
+    const timer = setTimeout(() => reject(new Error('service did not start:\n' + output.join(''))), opts.timeoutMs ?? 30000);
     const onData = (chunk: Buffer) => {
       output.push(chunk.toString());
+      opts.onOutput?.(output.join(''));
       const match = /"event":"listening","url":"(http:\/\/[^"]+?)\/"/.exec(output.join(''));
       if (match) {
         clearTimeout(timer);
