@@ -6,6 +6,7 @@ import request from 'supertest';
 import { basic } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-db';
 import { runManage, spawnService, ServiceProcess } from './support/service-process';
+import { settingsRefreshed } from './support/settings-refresh';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -108,10 +109,15 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
 
   it('enable_local_authentication --disable / --enable flips DISABLE_LOCAL_AUTH for the running node', async () => {
     const creds = basic('root2', 'Root2-pass-2');
+    // The node's refreshes are counted anonymously: every local credential is what is being switched off.
+    await request(node.url).patch('/api/v2/settings/authentication/').set('Authorization', creds).send({ ALLOW_METRICS_FOR_ANONYMOUS_USERS: true }).expect(200);
     assert.equal(runManage(['enable_local_authentication', '--disable'], env).status, 0);
-    await waitFor(async () => (await request(node.url).get('/api/v2/me/').set('Authorization', creds)).status === 401);
+    await settingsRefreshed(node.url, '');
+    await request(node.url).get('/api/v2/me/').set('Authorization', creds).expect(401);
     assert.equal(runManage(['enable_local_authentication', '--enable'], env).status, 0);
-    await waitFor(async () => (await request(node.url).get('/api/v2/me/').set('Authorization', creds)).status === 200);
+    await settingsRefreshed(node.url, '');
+    await request(node.url).get('/api/v2/me/').set('Authorization', creds).expect(200);
+    await request(node.url).patch('/api/v2/settings/authentication/').set('Authorization', creds).send({ ALLOW_METRICS_FOR_ANONYMOUS_USERS: false }).expect(200);
     const neither = runManage(['enable_local_authentication'], env);
     assert.equal(neither.status, 1);
     const both = runManage(['enable_local_authentication', '--enable', '--disable'], env);
@@ -193,12 +199,3 @@ describe('management commands (SPEC §11) and first start (SPEC §0)', () => {
     assert.equal(runManage(['changepassword', 'shorty', '--password', 'Long-enough-pass-3'], strict).status, 0);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, ms = 1000): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < ms) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`condition not met within ${ms} ms`);
-}

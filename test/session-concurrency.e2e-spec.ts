@@ -8,6 +8,7 @@ import { basic, startTestApp, TestApp } from './support/test-app';
 import { cookieValue } from './support/browser-login';
 import { createTestDatabase, TEST_DB, TestDatabase } from './support/test-db';
 import { spawnServices, ServiceProcess } from './support/service-process';
+import { settingsRefreshed } from './support/settings-refresh';
 
 const LOGINS = 50;
 const ADMIN = 'Race-admin-pass-1';
@@ -50,14 +51,12 @@ describe(`session limits are exact under ${LOGINS} racing logins (${TEST_DB === 
   async function setLimit(limit: number): Promise<void> {
     const adminUser = (globalThis as { adminUser?: string }).adminUser!;
     await request(urls[0]).patch('/api/v2/settings/authentication/').set('Authorization', basic(adminUser, ADMIN)).send({ SESSIONS_PER_USER: limit }).expect(200);
-    // every node must see the limit before the race starts (they re-read settings within a second)
+    // every node must see the limit before the race starts: the other process after its next settings refresh
+    // (the one that took the PATCH reads it at once)
     for (const url of urls) {
-      for (let i = 0; ; i++) {
-        const res = await request(url).get('/api/v2/settings/authentication/').set('Authorization', basic(adminUser, ADMIN)).expect(200);
-        if (res.body.SESSIONS_PER_USER === limit) break;
-        assert.ok(i < 40, 'settings did not propagate');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      if (url !== urls[0]) await settingsRefreshed(url, basic(adminUser, ADMIN));
+      const res = await request(url).get('/api/v2/settings/authentication/').set('Authorization', basic(adminUser, ADMIN)).expect(200);
+      assert.equal(res.body.SESSIONS_PER_USER, limit, 'settings did not propagate');
     }
   }
 

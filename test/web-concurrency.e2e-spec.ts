@@ -82,7 +82,14 @@ describe('WEB_CONCURRENCY=2 on MySQL', { skip: TEST_DB !== 'mysql' ? 'several pr
 
   it('keeps every guarantee across workers: 30 racing logins with SESSIONS_PER_USER=2 leave 2, a revoked token is refused at once', async () => {
     await request(service.url).patch('/api/v2/settings/authentication/').set('Authorization', admin).send({ SESSIONS_PER_USER: 2 }).expect(200);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Each worker reads the limit at its next settings refresh: new connections go to the workers in turn,
+    // so twenty reads in a row that all show it have asked every worker (bounded: a worker that never reads it fails).
+    let inARow = 0;
+    for (let i = 0; i < 2000 && inARow < 20; i++) {
+      const read = await request(service.url).get('/api/v2/settings/authentication/').set('Authorization', admin).expect(200);
+      inARow = read.body.SESSIONS_PER_USER === 2 ? inARow + 1 : 0;
+    }
+    assert.equal(inARow, 20, 'every worker reads SESSIONS_PER_USER=2');
     const logins = await Promise.all(
       Array.from({ length: 30 }, () => {
         const csrf = randomBytes(32).toString('base64url');
