@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FieldErrors } from '../common/errors';
 import { validateValue } from '../common/validation';
 import { authenticationMapsSchema } from './authentication-maps';
 import {
   ldapMapSettingDefinitions,
   ldapOrganizationMapSchema,
   mapSettingDefinitions,
-  samlAttributeMapSettingDefinitions,
   socialMapSettingDefinitions,
-  samlOrganizationAttrSchema,
-  samlTeamAttrSchema,
-  samlUserFlagsSchema,
   socialOrganizationMapSchema,
   socialTeamMapSchema,
 } from './map-settings';
-import type { z } from 'zod';
+import { fieldErrorsOf } from '../../test/support/field-errors';
 
 /** The sources the service's methods register (ldap, saml, oidc, radius), as a stub: maps/ names no method. */
 const SOURCES = {
@@ -27,24 +22,12 @@ const SOURCES = {
 /** A DN check standing in for §14's (the LDAP module passes its own). */
 const isDn = (value: string) => /^[a-z]+=[^,]+(,[a-z]+=[^,]+)*$/i.test(value);
 
-function errors(schema: z.ZodType, value: unknown, key = 'KEY'): unknown {
-  try {
-    validateValue(schema, value, key);
-  } catch (err) {
-    assert.ok(err instanceof FieldErrors);
-    return err.errors;
-  }
-  assert.fail('the value was accepted');
-}
+const errors = fieldErrorsOf;
 
 describe('the map settings (SPEC §21)', () => {
   it("refuses a key the shape does not name, and a missing required one, as AWX nests them", () => {
     assert.deepEqual(errors(socialOrganizationMapSchema, { Default: { users: true, colour: 'red' } }), { KEY: { Default: { colour: ['Invalid field.'] } } });
     assert.deepEqual(errors(socialTeamMapSchema, { Ops: { users: true } }), { KEY: { Ops: { organization: ['This field is required.'] } } });
-    assert.deepEqual(errors(samlTeamAttrSchema, { saml_attr: 'groups', team_org_map: [{ team: 'a', organization: 'b' }, { team: 'c', colour: 1 }] }), {
-      KEY: { team_org_map: { '1': { colour: ['Invalid field.'], organization: ['This field is required.'] } } },
-    });
-    assert.deepEqual(errors(samlOrganizationAttrSchema, { saml_attr: 'orgs', remove: 'maybe' }), { KEY: { remove: ['Must be a valid boolean.'] } });
     // The LDAP organization map has no organization_alias (AWX's LDAP field).
     assert.deepEqual(errors(ldapOrganizationMapSchema(isDn), { Ops: { organization_alias: 'x' } }), { KEY: { Ops: { organization_alias: ['Invalid field.'] } } });
   });
@@ -84,17 +67,8 @@ describe('the map settings (SPEC §21)', () => {
     assert.deepEqual(errors(schema, null), { KEY: ['Expected a dictionary of items.'] });
   });
 
-  it('extends the SAML flags with their role and remove keys, keeping what §7 stored', () => {
-    assert.deepEqual(validateValue(samlUserFlagsSchema, { is_superuser_attr: 'groups', is_superuser_value: 'admins' }, 'KEY'), { is_superuser_attr: 'groups', is_superuser_value: ['admins'] });
-    assert.deepEqual(validateValue(samlUserFlagsSchema, { is_superuser_role: 'awx-admin', remove_superusers: 'false', remove_system_auditors: null, is_system_auditor_attr: '' }, 'KEY'), {
-      is_superuser_role: ['awx-admin'],
-      remove_superusers: false,
-    });
-    assert.deepEqual(errors(samlUserFlagsSchema, { is_admin_role: 'x' }), { KEY: { is_admin_role: ['Invalid field.'] } });
-  });
-
   it('defines the keys of each category with their defaults', () => {
-    const all = [...mapSettingDefinitions(SOURCES), ...socialMapSettingDefinitions('SOCIAL_AUTH_SAML_', 'saml'), ...samlAttributeMapSettingDefinitions('saml'), ...socialMapSettingDefinitions('SOCIAL_AUTH_OIDC_', 'oidc')];
+    const all = [...mapSettingDefinitions(SOURCES), ...socialMapSettingDefinitions('SOCIAL_AUTH_SAML_', 'saml'), ...socialMapSettingDefinitions('SOCIAL_AUTH_OIDC_', 'oidc')];
     const defaults = Object.fromEntries(all.map((d) => [d.key, [d.category, d.default]]));
     assert.deepEqual(defaults, {
       SOCIAL_AUTH_ORGANIZATION_MAP: ['authentication', null],
@@ -103,9 +77,6 @@ describe('the map settings (SPEC §21)', () => {
       AUTH_CLAIMS_RETENTION_DAYS: ['authentication', 90],
       SOCIAL_AUTH_SAML_ORGANIZATION_MAP: ['saml', null],
       SOCIAL_AUTH_SAML_TEAM_MAP: ['saml', null],
-      SOCIAL_AUTH_SAML_ORGANIZATION_ATTR: ['saml', {}],
-      SOCIAL_AUTH_SAML_TEAM_ATTR: ['saml', {}],
-      SAML_AUTO_CREATE_OBJECTS: ['saml', true],
       SOCIAL_AUTH_OIDC_ORGANIZATION_MAP: ['oidc', null],
       SOCIAL_AUTH_OIDC_TEAM_MAP: ['oidc', null],
     });

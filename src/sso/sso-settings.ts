@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { refuse } from '../common/validation';
 import { isHttpUrl } from '../settings/authentication-settings';
 import { SettingDefinition } from '../settings/setting-definition';
-import { samlUserFlagsSchema } from '../maps/map-settings';
+import { samlUserFlagsSchema } from './saml/saml-attribute-settings';
 
 /** One OpenID Connect provider of `SOCIAL_AUTH_OIDC_PROVIDERS` (SPEC §7), defaults filled in. */
 export interface OidcProviderConfig {

@@ -4,7 +4,6 @@ import type { Decision } from '../map-contract';
 import { attributeFlagsPart } from './attribute-flags';
 import { combineParts, membershipIn, mergeDecisions } from './awx-part';
 import { groupFlagsPart, groupGatesPart, groupOrganizationMapPart, groupTeamMapPart } from './group-maps';
-import { samlFlagsPart, samlOrganizationAttrPart, samlTeamAttrPart } from './saml-attributes';
 import { readSocialValue, socialOrganizationMapPart, socialTeamMapPart, Subject } from './social-maps';
 
 const alice: Subject = { username: 'alice', email: 'alice@example.org' };
@@ -101,56 +100,7 @@ describe("the LDAP maps' M (AWX's _update_m2m_from_groups)", () => {
   });
 });
 
-describe("SAML's attribute maps and flags", () => {
-  it('grants the role in each organization the attribute names (aliased), and revokes every other with the flag', () => {
-    const part = samlOrganizationAttrPart(
-      { saml_attr: 'orgs', saml_admin_attr: 'admin_orgs', remove_admins: false },
-      { Engineering: { organization_alias: 'Eng' } },
-      { orgs: ['Engineering', 'Sales'], admin_orgs: ['Sales'] },
-    );
-    assert.deepEqual(verdicts(part), [
-      'Eng/member: grant by SOCIAL_AUTH_SAML_ORGANIZATION_ATTR.saml_attr',
-      'Sales/member: grant by SOCIAL_AUTH_SAML_ORGANIZATION_ATTR.saml_attr',
-      'Sales/admin: grant by SOCIAL_AUTH_SAML_ORGANIZATION_ATTR.saml_admin_attr',
-    ]);
-    assert.deepEqual(part.revokeOthers, [{ kind: 'organization', role: 'member', except: [{ organization: 'Eng' }, { organization: 'Sales' }], decidedBy: 'SOCIAL_AUTH_SAML_ORGANIZATION_ATTR.remove' }]);
-  });
-
-  it('does nothing without the attribute key, whatever the remove flags (AWX 21.12 to 24: strips)', () => {
-    assert.deepEqual(samlOrganizationAttrPart({ remove: true, remove_admins: true }, null, { orgs: ['A'] }), { steps: [], organizations: [], revokeOthers: [] });
-    assert.deepEqual(samlTeamAttrPart({ remove: true, team_org_map: [{ team: 'a', organization: 'A' }] }, { teams: ['a'] }), { steps: [], teams: [], revokeOthers: [] });
-  });
-
-  it("grants the aliased team of an entry among the values, revokes that same team otherwise even with remove false", () => {
-    const part = samlTeamAttrPart(
-      { saml_attr: 'teams', remove: false, team_org_map: [{ team: 'blue', team_alias: 'Blue team', organization: 'A' }, { team: 'red', team_alias: 'Red team', organization: 'A' }] },
-      { teams: ['blue'] },
-    );
-    assert.deepEqual(part.teams?.map((t) => `${t.organization}/${t.team}: ${t.verdict} by ${t.decidedBy}`), [
-      'A/Blue team: grant by SOCIAL_AUTH_SAML_TEAM_ATTR.team_org_map[0]',
-      'A/Red team: revoke by SOCIAL_AUTH_SAML_TEAM_ATTR.team_org_map[1]',
-    ]);
-    assert.deepEqual(part.revokeOthers, []);
-    const removing = samlTeamAttrPart({ saml_attr: 'teams', team_org_map: [{ team: 'blue', organization: 'A' }] }, { teams: ['blue'] });
-    assert.deepEqual(removing.revokeOthers, [{ kind: 'team', role: 'member', except: [{ organization: 'A', team: 'blue' }], decidedBy: 'SOCIAL_AUTH_SAML_TEAM_ATTR.remove' }]);
-  });
-
-  it("checks a flag as AWX's _check_flag: Role first, a present attribute instead, remove_* false keeps it", () => {
-    const flag = (settings: Parameters<typeof samlFlagsPart>[0], attributes: Record<string, string[]>) => {
-      const decision = samlFlagsPart(settings, attributes).flags?.is_superuser;
-      return decision && `${decision.verdict} by ${decision.decidedBy}`;
-    };
-    const P = 'SOCIAL_AUTH_SAML_USER_FLAGS_BY_ATTR';
-    assert.equal(flag({ is_superuser_role: ['admin'] }, { Role: ['user', 'admin'] }), `grant by ${P}.is_superuser_role`);
-    assert.equal(flag({ is_superuser_role: ['admin'] }, { Role: ['user'] }), `revoke by ${P}.is_superuser_role`);
-    assert.equal(flag({ is_superuser_role: ['admin'], is_superuser_attr: 'su' }, { Role: ['admin'], su: ['no'] }), `grant by ${P}.is_superuser_attr`, 'a present attribute without values holds');
-    assert.equal(flag({ is_superuser_role: ['admin'], is_superuser_attr: 'su', is_superuser_value: ['yes'] }, { Role: ['admin'], su: ['no'] }), `revoke by ${P}.is_superuser_attr`);
-    assert.equal(flag({ is_superuser_role: ['admin'], is_superuser_attr: 'su', is_superuser_value: ['yes'] }, { Role: ['admin'] }), `grant by ${P}.is_superuser_role`, 'an absent attribute leaves the role to decide');
-    assert.equal(flag({ is_superuser_attr: 'su' }, {}), `revoke by ${P}.is_superuser_attr`);
-    assert.equal(flag({ is_superuser_role: ['admin'], remove_superusers: false }, { Role: [] }), 'none by null');
-    assert.equal(flag({}, { Role: ['admin'] }), undefined, 'neither _role nor _attr: left as it is (AWX: cleared, #11831)');
-  });
-
+describe('flags by attribute', () => {
   it("keeps RADIUS's rule: an attribute equal to one of the values, exactly", () => {
     const part = attributeFlagsPart('RADIUS_USER_FLAGS_BY_ATTR', { is_superuser_attr: 'Class', is_superuser_value: ['awx-admins'], is_system_auditor_attr: 'Filter-Id', is_system_auditor_value: ['audit'] }, { Class: ['AWX-admins', 'awx-admins'], 'Filter-Id': ['Audit'] });
     assert.deepEqual(

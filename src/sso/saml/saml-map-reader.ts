@@ -1,9 +1,10 @@
 import { combineParts } from '../../maps/dialects/awx-part';
-import { samlFlagsPart, samlOrganizationAttrPart, samlTeamAttrPart } from '../../maps/dialects/saml-attributes';
+import { samlFlagsPart, samlOrganizationAttrPart, samlTeamAttrPart } from './saml-attribute-maps';
 import { socialOrganizationMapPart, socialTeamMapPart } from '../../maps/dialects/social-maps';
 import type { Claims } from '../../maps/map-contract';
 import type { MapSourceReader, SettingsView } from '../../maps/map-sources';
-import type { OrganizationMap, SamlOrganizationAttr, SamlTeamAttr, SamlUserFlagsByAttr, TeamMap } from '../../maps/map-settings';
+import type { OrganizationMap, TeamMap } from '../../maps/map-settings';
+import type { SamlOrganizationAttr, SamlTeamAttr, SamlUserFlagsByAttr } from './saml-attribute-settings';
 import { PROVIDER_NAME } from '../sso-settings';
 
 const KEYS = [

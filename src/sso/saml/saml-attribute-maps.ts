@@ -1,6 +1,7 @@
-import type { Decision, Flag, OrganizationRole } from '../map-contract';
-import type { OrganizationMap, SamlOrganizationAttr, SamlTeamAttr, SamlUserFlagsByAttr } from '../map-settings';
-import type { AwxPart } from './awx-part';
+import type { Decision, Flag, OrganizationRole } from '../../maps/map-contract';
+import type { OrganizationMap } from '../../maps/map-settings';
+import type { SamlOrganizationAttr, SamlTeamAttr, SamlUserFlagsByAttr } from './saml-attribute-settings';
+import type { AwxPart } from '../../maps/dialects/awx-part';
 
 const ORGANIZATION_ATTR = 'SOCIAL_AUTH_SAML_ORGANIZATION_ATTR';
 const TEAM_ATTR = 'SOCIAL_AUTH_SAML_TEAM_ATTR';
