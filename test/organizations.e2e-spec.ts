@@ -306,10 +306,9 @@ describe(`organizations and teams (SPEC §21, ${TEST_DB})`, () => {
 
     it('a team admin changes the team and grants its roles, but not the organization; an auditor only reads', async () => {
       await t.http().patch(`/api/v2/teams/${tm.id}/`).set('Authorization', as('ta')).send({ description: 'by ta' }).expect(200);
-      // A team admin sees no one but itself here (its team's role reads no organization): it grants to itself.
+      // A team admin sees the members of the team's organization (issue 56): whom it may add, itself among them.
       await grant(tm.summary_fields.object_roles.member_role.id, ids.ta, as('ta'));
-      await grant(tm.summary_fields.object_roles.member_role.id, ids.mem, as('ta'), 400);
-      await grant(tm.summary_fields.object_roles.member_role.id, ids.mem);
+      await grant(tm.summary_fields.object_roles.member_role.id, ids.mem, as('ta'));
       await grant(o.summary_fields.object_roles.member_role.id, ids.ta, as('ta'), 404);
       await t.http().patch(`/api/v2/teams/${tm.id}/`).set('Authorization', as('tm')).send({ description: 'by tm' }).expect(403);
       await grant(tm.summary_fields.object_roles.admin_role.id, ids.tm, as('tm'), 403);
@@ -318,6 +317,62 @@ describe(`organizations and teams (SPEC §21, ${TEST_DB})`, () => {
       assert.deepEqual(await names(`/api/v2/teams/${tm.id}/users/`, as('oaud')), ['mem', 'ta', 'tm', 'other'], 'holders in id order');
       await t.http().patch(`/api/v2/teams/${tm.id}/`).set('Authorization', as('sysaud')).send({ description: 'x' }).expect(403);
       assert.deepEqual(await names(`/api/v2/organizations/${o.id}/admins/`, as('sysaud')), ['oa']);
+    });
+
+    it("a team's admin sees the members of the team's organization, whom it may add; a team member does not (issue 56)", async () => {
+      assert.deepEqual(await names('/api/v2/users/?order_by=username', as('ta')), ['mem', 'ta']);
+      const seen = await t.http().get(`/api/v2/users/${ids.mem}/`).set('Authorization', as('ta')).expect(200);
+      assert.equal(seen.body.username, 'mem');
+      assert.deepEqual(await names('/api/v2/users/?username=mem', as('ta')), ['mem']);
+      await t.http().get(`/api/v2/users/${ids.stranger}/`).set('Authorization', as('ta')).expect(404);
+      assert.deepEqual(await names('/api/v2/users/', as('tm')), ['tm'], 'a member of the team only sees itself');
+      const path = `/api/v2/teams/${tm.id}/users/`;
+      await t.http().post(path).set('Authorization', as('ta')).send({ id: ids.mem, disassociate: true }).expect(204);
+      assert.ok(!(await names(path)).includes('mem'));
+      await t.http().post(path).set('Authorization', as('ta')).send({ id: ids.mem }).expect(204);
+      assert.ok((await names(path)).includes('mem'));
+      // Someone outside the organization is no one the team admin sees: the 400 of a caller who may grant there.
+      const outside = await t.http().post(path).set('Authorization', as('ta')).send({ id: ids.stranger });
+      assert.equal(outside.status, 400, outside.text);
+      assert.deepEqual(outside.body, { detail: 'User matching query does not exist.' });
+    });
+
+    it('the right is decided before the body is read: without it, 403 with one body whatever id the body names (issue 56)', async () => {
+      const orgRole = o.summary_fields.object_roles.member_role.id;
+      const teamAdminRole = tm.summary_fields.object_roles.admin_role.id;
+      const refusals: [string, string, unknown[]][] = [
+        // A member of the organization, and of the team through it: reads all of these, may grant none.
+        ['mem', `/api/v2/organizations/${o.id}/users/`, [{ id: ids.other }, { id: ids.mem }, { id: 999999 }, { id: 999999, disassociate: true }, { id: 'x' }, {}]],
+        ['mem', `/api/v2/organizations/${o.id}/admins/`, [{ id: ids.mem }, { id: 999999 }]],
+        ['mem', `/api/v2/roles/${orgRole}/users/`, [{ id: ids.other }, { id: 999999 }, {}]],
+        ['mem', `/api/v2/teams/${tm.id}/users/`, [{ id: ids.other }, { id: 999999 }]],
+        ['mem', `/api/v2/users/${ids.mem}/roles/`, [{ id: orgRole }, { id: teamAdminRole }, { id: 999999 }, {}]],
+        // A member of the team: the same.
+        ['tm', `/api/v2/teams/${tm.id}/users/`, [{ id: ids.tm }, { id: 999999 }, { id: ids.tm, disassociate: true }]],
+        ['tm', `/api/v2/roles/${teamAdminRole}/users/`, [{ id: ids.tm }, { id: 999999 }]],
+        ['tm', `/api/v2/users/${ids.tm}/roles/`, [{ id: teamAdminRole }, { id: 999999 }]],
+        // An auditor of the organization reads it and its holders, and grants nothing.
+        ['oaud', `/api/v2/organizations/${o.id}/users/`, [{ id: ids.other }, { id: 999999 }]],
+      ];
+      const denied = { detail: 'You do not have permission to perform this action.' };
+      for (const [name, path, bodies] of refusals) {
+        for (const body of bodies) {
+          const res = await t.http().post(path).set('Authorization', as(name)).send(body as object);
+          assert.equal(res.status, 403, `${name} ${path} ${JSON.stringify(body)}: ${res.status} ${res.text}`);
+          assert.deepEqual(res.body, denied, `${name} ${path} ${JSON.stringify(body)}`);
+        }
+      }
+      assert.deepEqual(await names(`/api/v2/organizations/${o.id}/admins/`), ['oa'], 'nothing granted');
+      assert.deepEqual(await names(`/api/v2/roles/${teamAdminRole}/users/`), ['ta']);
+      // Who may grant there still gets the 400s: an unknown user or role, a missing or wrong id.
+      const unknownUser = await t.http().post(`/api/v2/organizations/${o.id}/users/`).set('Authorization', as('oa')).send({ id: 999999 }).expect(400);
+      assert.deepEqual(unknownUser.body, { detail: 'User matching query does not exist.' });
+      const unknownRole = await t.http().post(`/api/v2/users/${ids.mem}/roles/`).set('Authorization', as('ta')).send({ id: 999999 }).expect(400);
+      assert.deepEqual(unknownRole.body, { detail: 'Role matching query does not exist.' });
+      const unseenRole = await t.http().post(`/api/v2/users/${ids.mem}/roles/`).set('Authorization', as('ta')).send({ id: orgRole }).expect(400);
+      assert.deepEqual(unseenRole.body, { detail: 'Role matching query does not exist.' }, "the organization's roles are hidden from the team's admin");
+      const noId = await t.http().post(`/api/v2/roles/${teamAdminRole}/users/`).set('Authorization', as('ta')).send({}).expect(400);
+      assert.deepEqual(noId.body, { msg: "User 'id' field is missing." });
     });
 
     it('MANAGE_ORGANIZATION_AUTH false: only superusers manage teams and grant roles', async () => {

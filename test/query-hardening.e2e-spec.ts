@@ -10,8 +10,9 @@ import { TEST_DB } from './support/test-db';
  * cannot hold the service, JavaScript's own property names are no fields, conditions are capped below
  * SQLite's expression depth (at 200, SPEC §19, issue 40), both databases take and match the same patterns,
  * a related object's fields beyond its summary are closed to a caller whose rows reach such an object it may
- * not read (and open where it may read them all, issue 40), and no body depth that fits in the size limit
- * gives a 500.
+ * not read (and open where the list ties them all to the caller, issue 40), closed whatever the rows hold
+ * where the list does not (a `modified_by`, a token's application: issue 56), and no body depth that fits in
+ * the size limit gives a 500.
  */
 const LISTS = ['/api/v2/users/', '/api/v2/me/', '/api/v2/tokens/', '/api/v2/applications/', '/api/v2/hosts/', '/api/v2/credentials/',
   '/api/v2/job_templates/', '/api/v2/jobs/', '/api/v2/me/sessions/'];
@@ -184,7 +185,7 @@ describe(`the query language and bodies under attack (issue 28, ${TEST_DB})`, ()
     }
   });
 
-  it("a related object's fields beyond its summary: open where the caller may read every such object it reaches, else 403 naming the whole path, whatever the value", async () => {
+  it("a related object's fields beyond its summary: open where the list ties every such object it reaches to the caller, else 403 naming the whole path, whatever the value", async () => {
     // Mallory's rows that reach objects she may not read (the admin, the admin's application): 403 for her and her read token.
     const closed: [string, string, string][] = [
       ['/api/v2/hosts/', 'modified_by__email=root@corp.example', 'modified_by__email'],
@@ -235,6 +236,62 @@ describe(`the query language and bodies under attack (issue 28, ${TEST_DB})`, ()
       assert.equal(res.status, 200, `${list}?${query}: ${res.status} ${res.text}`);
       assert.equal(res.body.count, count, `${list}?${query}`);
     }
+  });
+
+  it("a related user the list does not tie to the caller (modified_by): beyond its summary 403 whatever the value and whatever the rows hold (issue 56)", async () => {
+    // Pat's rows were all last changed by pat, and quinn has none: nothing on either page reaches another user,
+    // yet a modified_by is whoever last changed a row, so its fields beyond the summary stay closed to them.
+    await t.createUser('pat', 'Pat-pass-1', { email: 'pat@corp.example' });
+    await t.createUser('quinn', 'Quinn-pass-1', { email: 'quinn@corp.example' });
+    await t.createUser('audrey', 'Audrey-pass-1', { is_system_auditor: true });
+    const pat = basic('pat', 'Pat-pass-1');
+    const template = await t.http().post('/api/v2/job_templates/').set('Authorization', pat).send({ name: 'p-jt' }).expect(201);
+    await t.http().post(`/api/v2/job_templates/${template.body.id}/launch/`).set('Authorization', pat).send({}).expect(201);
+    await t.http().post('/api/v2/credentials/').set('Authorization', pat).send({ name: 'p-cred', inputs: { password: 'p' } }).expect(201);
+    await t.http().post('/api/v2/hosts/').set('Authorization', pat).send({ name: 'p-host' }).expect(201);
+    const app = await t.http().post('/api/v2/applications/').set('Authorization', pat).send({ name: 'p-app', client_type: 'public', authorization_grant_type: 'password' }).expect(201);
+    await t.http().post(`/api/v2/applications/${app.body.id}/tokens/`).set('Authorization', pat).send({ scope: 'read' }).expect(201);
+    const lists = ['/api/v2/job_templates/', '/api/v2/credentials/', '/api/v2/jobs/', '/api/v2/hosts/'];
+    // Each field with a value that matches pat's rows and one that does not: one answer for both.
+    const refused: [string, string][] = [
+      ['modified_by__email__startswith=pat', 'modified_by__email'],
+      ['modified_by__email__startswith=zz', 'modified_by__email'],
+      ['modified_by__is_superuser=false', 'modified_by__is_superuser'],
+      ['modified_by__is_superuser=true', 'modified_by__is_superuser'],
+      ['order_by=modified_by__email', 'modified_by__email'],
+    ];
+    for (const list of lists) {
+      for (const [query, field] of refused) {
+        for (const auth of [pat, basic('quinn', 'Quinn-pass-1')]) {
+          const res = await t.http().get(`${list}?${query}`).set('Authorization', auth);
+          assert.equal(res.status, 403, `${list}?${query}: ${res.status} ${res.text}`);
+          assert.deepEqual(res.body, { detail: `Filtering on ${field} is not allowed.` }, `${list}?${query}`);
+        }
+      }
+      // The summary is open to them; every field to callers who read every user.
+      const summary = await t.http().get(`${list}?modified_by__username=pat`).set('Authorization', pat);
+      assert.equal(summary.status, 200, `${list}: ${summary.text}`);
+      assert.equal(summary.body.count, 1, list);
+      for (const auth of [admin, basic('audrey', 'Audrey-pass-1')]) {
+        const all = await t.http().get(`${list}?modified_by__email__startswith=pat&modified_by__is_superuser=false`).set('Authorization', auth);
+        assert.equal(all.status, 200, `${list}: ${all.text}`);
+        assert.equal(all.body.count, 1, list);
+      }
+    }
+    // A token's application is anyone's (the admin's, for mallory): closed beyond its summary though pat's is his own.
+    const application = await t.http().get('/api/v2/tokens/?application__client_type=public').set('Authorization', pat);
+    assert.equal(application.status, 403, application.text);
+    assert.deepEqual(application.body, { detail: 'Filtering on application__client_type is not allowed.' });
+    const byName = await t.http().get('/api/v2/tokens/?application__name=p-app').set('Authorization', pat).expect(200);
+    assert.equal(byName.body.count, 1);
+    // What the list ties to the caller stays open: the creator of what they own, a token's user.
+    const created = await t.http().get('/api/v2/jobs/?created_by__email__startswith=pat&launched_by__is_superuser=false').set('Authorization', pat).expect(200);
+    assert.equal(created.body.count, 1);
+    const tokens = await t.http().get('/api/v2/tokens/?user__email=pat@corp.example').set('Authorization', pat).expect(200);
+    assert.equal(tokens.body.count, 1);
+    // An unknown field beyond the relation is still the 400 naming it, not a 403.
+    const unknown = await t.http().get('/api/v2/hosts/?modified_by__nope=1').set('Authorization', pat).expect(400);
+    assert.match(unknown.body.detail, /"nope" is not a field/);
   });
 
   it('bodies nested at any depth that fits in the body limit are a 400 naming the field, never a 500', async () => {

@@ -1,6 +1,6 @@
-import type { ListSpec } from '../common/list-query';
+import type { ListSpec } from '../common/list-query/list-spec';
 import { ownedResourceList } from '../resources/resource-lists';
-import { readsEverything, relatedUser } from '../users/user-list';
+import { ownerUser, readsEverything } from '../users/user-list';
 
 const PROMPTS = ['limit', 'variables', 'inventory', 'credential', 'job_type', 'tags', 'skip_tags', 'diff_mode', 'verbosity', 'scm_branch'];
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -30,11 +30,12 @@ export const JOB_LIST: ListSpec = ownedResourceList(
   },
   {
     relations: {
-      // A job's summary shows its template's id, name and description.
+      // A job's summary shows its template's id, name and description. Only a template's owner (or a superuser,
+      // who reads everything) launches it, so the caller's jobs are of its own templates.
       job_template: {
-        relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: readsEverything, readableByOwner: 'createdById',
+        relation: 'jobTemplate', spec: () => JOB_TEMPLATE_LIST, summary: ['id', 'name', 'description'], readableBy: readsEverything, tiedToViewer: 'createdById',
       },
-      launched_by: relatedUser('createdBy'),
+      launched_by: ownerUser('createdBy'),
     },
   },
 );

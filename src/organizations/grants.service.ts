@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BadRequest, NotFound, PermissionDenied } from '../common/errors';
-import { queryPage, QueryParams } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
+import type { QueryParams } from '../common/list-query/list-spec';
 import type { Principal } from '../common/principal';
 import type { RequestTrace } from '../common/request-context';
 import { validateBody } from '../common/validation';
@@ -105,6 +106,7 @@ export class GrantsService {
    * no id makes a user as `POST /api/v2/users/` does (superusers, same 400s) and grants the role.
    */
   async associateUser(principal: Principal, standing: Standing, role: Role, body: unknown, trace: RequestTrace): Promise<AssociationOutcome> {
+    this.assertMayGrant(standing, role);
     const asked = readAssociation(body);
     if (asked.id === null) {
       if (!principal.user.isSuperuser) throw new PermissionDenied();
@@ -121,6 +123,7 @@ export class GrantsService {
   async associateRoleUser(principal: Principal, roleId: number, body: unknown): Promise<void> {
     const standing = await this.access.standingOf(principal);
     const role = await this.roleOr404(standing, roleId);
+    this.assertMayGrant(standing, role);
     const asked = readAssociation(body);
     if (asked.id === null) throw new AssociationError("User 'id' field is missing.");
     await this.applyToUser(standing, role, asked.id, asked.revoke);
@@ -130,6 +133,8 @@ export class GrantsService {
   async associateUserRole(principal: Principal, userId: number, body: unknown): Promise<void> {
     const standing = await this.access.standingOf(principal);
     const user = await this.userOr404(standing, userId);
+    // The body names the role: before it is read, the right to grant some role somewhere; then the role's own.
+    if (!standing.mayGrantAnywhere) throw new PermissionDenied();
     const asked = readAssociation(body);
     if (asked.id === null) throw new AssociationError("Role 'id' field is missing.");
     const role = await this.visibleRole(standing, asked.id);
@@ -138,11 +143,19 @@ export class GrantsService {
     await (asked.revoke ? this.roles.removeMember(role.id, user.id) : this.roles.addMember(role.id, user.id));
   }
 
-  /** Grants or revokes a role of a user the caller sees (else 400, AWX's get_object_or_400), if the caller may. */
+  /**
+   * The right is decided before the body is read (SPEC §21): a caller who may not grant or revoke the role gets
+   * the one 403 whatever the body names, so a refusal never tells which ids exist (issue 56: it was a 400 for an
+   * id naming no one, a 403 for one naming someone).
+   */
+  private assertMayGrant(standing: Standing, role: Role): void {
+    if (!this.mayGrant(standing, role)) throw new PermissionDenied();
+  }
+
+  /** Grants or revokes a role, which the caller may grant, of a user the caller sees (else 400, AWX's get_object_or_400). */
   private async applyToUser(standing: Standing, role: Role, userId: number, revoke: boolean): Promise<void> {
     const user = await this.visibleUser(standing, userId);
     if (!user) throw new BadRequest('User matching query does not exist.');
-    if (!this.mayGrant(standing, role)) throw new PermissionDenied();
     await (revoke ? this.roles.removeMember(role.id, user.id) : this.roles.addMember(role.id, user.id));
   }
 }

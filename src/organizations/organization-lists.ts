@@ -1,4 +1,4 @@
-import type { ListSpec } from '../common/list-query';
+import type { ListSpec } from '../common/list-query/list-spec';
 import { roleNameSql } from './role-names';
 
 /** SPEC §21: what the organizations list may be filtered and ordered on; `role_level` is read by the list. */
@@ -37,7 +37,7 @@ export const TEAM_LIST: ListSpec = {
     modified: { property: 'modified', type: 'datetime' },
   },
   relations: {
-    organization: { relation: 'organization', spec: () => TEAM_ORGANIZATION, summary: ['id', 'name', 'description'], readableBy: () => true, readableByOwner: 'id' },
+    organization: { relation: 'organization', spec: () => TEAM_ORGANIZATION, summary: ['id', 'name', 'description'], readableBy: () => true },
   },
   search: ['name', 'description'],
   roleLevel: true,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { queryPage, QueryParams } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
+import type { QueryParams } from '../common/list-query/list-spec';
 import type { Principal } from '../common/principal';
 import { Access } from './access.service';
 import { GrantsService } from './grants.service';

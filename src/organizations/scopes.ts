@@ -63,14 +63,16 @@ export function roleScope(standing: Standing): Scope {
 }
 
 /**
- * Users (alias `u`) a caller who reads not everything sees (SPEC §21): themselves and the members of the
- * organizations they can read; every user while `everyone` (ORG_ADMINS_CAN_SEE_ALL_USERS for an admin or
- * auditor of an organization).
+ * Users (alias `u`) a caller who reads not everything sees (SPEC §21): themselves, the members of the
+ * organizations they can read, and, for a team's admin, the members of the team's organization (whom they may
+ * add, issue 56; the admin still reads neither that organization nor its other teams); every user while
+ * `everyone` (ORG_ADMINS_CAN_SEE_ALL_USERS for an admin or auditor of an organization).
  */
 export function userScope(everyone: boolean): Scope {
   if (everyone) return null;
+  const administeredTeams = `(SELECT ut.organization_id FROM main_team ut WHERE ut.id IN ${held('team', 'ut', ['admin_role'])})`;
   return (
     `(u.id = :viewerId OR u.id IN (SELECT um.user_id FROM main_rbac_role_members um INNER JOIN main_rbac_roles ur ON ur.id = um.role_id ` +
-    `WHERE ur.role_field = 'member_role' AND ur.organization_id IN ${held('organization', 'uh')}))`
+    `WHERE ur.role_field = 'member_role' AND (ur.organization_id IN ${held('organization', 'uh')} OR ur.organization_id IN ${administeredTeams})))`
   );
 }

@@ -47,6 +47,15 @@ describe('who may (SPEC §21)', () => {
     assert.equal(new Standing(account({ isSuperuser: true }), [], false).mayManageTeam(team), true);
   });
 
+  it('may grant somewhere: an organization or team admin while MANAGE_ORGANIZATION_AUTH, a superuser always; never a member or auditor', () => {
+    assert.equal(new Standing(account(), [onOrganization(1, 'admin_role')], true).mayGrantAnywhere, true);
+    assert.equal(new Standing(account(), [onTeam(10, 'admin_role')], true).mayGrantAnywhere, true);
+    assert.equal(new Standing(account(), [onTeam(10, 'admin_role')], false).mayGrantAnywhere, false);
+    assert.equal(new Standing(account(), [onOrganization(1, 'member_role'), onOrganization(2, 'auditor_role'), onTeam(10, 'member_role')], true).mayGrantAnywhere, false);
+    assert.equal(new Standing(account({ isSystemAuditor: true }), [], true).mayGrantAnywhere, false);
+    assert.equal(new Standing(account({ isSuperuser: true }), [], false).mayGrantAnywhere, true);
+  });
+
   it('a superuser holds every role; a system auditor reads everything and holds every auditor role', () => {
     const superuser = new Standing(account({ isSuperuser: true }), [], true);
     for (const field of ['admin_role', 'member_role', 'auditor_role', 'read_role'] as const) assert.equal(superuser.hasOrganizationRole(5, field), true, field);

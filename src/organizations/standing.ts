@@ -84,6 +84,13 @@ export class Standing {
     return this.isSuperuser || (this.manageAuth && this.hasTeamRole(team, 'admin_role'));
   }
 
+  /** Whether the caller may grant and revoke some role: of an organization or a team it administers. */
+  get mayGrantAnywhere(): boolean {
+    if (this.isSuperuser) return true;
+    const admin = (held: Set<RoleField>) => held.has('admin_role');
+    return this.manageAuth && ([...this.organizations.values()].some(admin) || [...this.teams.values()].some(admin));
+  }
+
   /** Whether the caller is an admin or auditor of some organization (ORG_ADMINS_CAN_SEE_ALL_USERS). */
   get adminOrAuditorSomewhere(): boolean {
     return [...this.organizations.values()].some((held) => held.has('admin_role') || held.has('auditor_role'));

@@ -1,5 +1,6 @@
 import type { FindOptionsRelations, FindOptionsWhere, Repository } from 'typeorm';
-import { ListSpec, queryPage } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
+import type { ListSpec } from '../common/list-query/list-spec';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { isForeignKeyViolation } from '../database/errors';
 import { Clock } from '../common/clock';

@@ -1,5 +1,5 @@
-import type { ListSpec } from '../common/list-query';
-import { relatedUser } from '../users/user-list';
+import type { ListSpec } from '../common/list-query/list-spec';
+import { ownerUser, relatedUser } from '../users/user-list';
 
 type Fields = ListSpec['fields'];
 
@@ -15,7 +15,8 @@ export function ownedResourceList(own: Fields, extra: Partial<ListSpec> = {}): L
       ...own,
     },
     relations: {
-      created_by: relatedUser('createdBy'),
+      // The caller owns what it sees, unless it reads everything; anyone may have changed it last.
+      created_by: ownerUser('createdBy'),
       modified_by: relatedUser('modifiedBy'),
       ...extra.relations,
     },

@@ -1,7 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { NotFound, PermissionDenied } from '../common/errors';
 import { IdPipe } from '../common/id.pipe';
-import { ListSpec, queryPage } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
+import type { ListSpec } from '../common/list-query/list-spec';
 import { Account, CurrentPrincipal, Principal } from '../common/principal';
 import { UsersService } from '../users/users.service';
 import { Session } from './session.entity';

@@ -3,7 +3,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { text, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
-import { queryPage } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
 import { APPLICATION_LIST } from './token-lists';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { Application, GRANT_TYPES } from './application.entity';

@@ -1,5 +1,5 @@
-import type { ListSpec } from '../common/list-query';
-import { readsEverything, relatedUser } from '../users/user-list';
+import type { ListSpec } from '../common/list-query/list-spec';
+import { ownerUser, readsEverything } from '../users/user-list';
 
 /** What `/api/v2/applications/` may be filtered and ordered on (SPEC §19). */
 export const APPLICATION_LIST: ListSpec = {
@@ -17,7 +17,7 @@ export const APPLICATION_LIST: ListSpec = {
     modified: { property: 'modified', type: 'datetime' },
     client_secret: 'secret',
   },
-  relations: { user: relatedUser('user') },
+  relations: { user: ownerUser('user') },
   search: ['name', 'description'],
 };
 
@@ -36,9 +36,10 @@ export const TOKEN_LIST: ListSpec = {
     refresh_token: 'secret',
   },
   relations: {
-    user: relatedUser('user'),
-    // Superusers and system auditors read every application, its owner reads it; its summary is its id and name.
-    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: readsEverything, readableByOwner: 'userId' },
+    user: ownerUser('user'),
+    // Superusers and system auditors read every application; a token of anyone's application may be the caller's,
+    // so beyond its summary (its id and name) the application is closed to everyone else (issue 56).
+    application: { relation: 'application', spec: () => APPLICATION_LIST, summary: ['id', 'name'], readableBy: readsEverything },
   },
   search: ['description'],
 };

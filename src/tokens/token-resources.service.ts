@@ -5,7 +5,7 @@ import { FieldErrors } from '../common/errors';
 import { integer, pkOrNull, REQUIRED, refuse, text, validateBody } from '../common/validation';
 import { SettingsService } from '../settings/settings.service';
 import { MIN_REQUESTED_LIFETIME, requestedLifetimeRefusal } from './token-lifetime';
-import { queryPage } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
 import { TOKEN_LIST } from './token-lists';
 import type { Principal } from '../common/principal';
 import type { User } from '../users/user.entity';

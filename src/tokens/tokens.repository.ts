@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, FindOptionsWhere, In, IsNull, SelectQueryBuilder } from 'typeorm';
 import { andThen, Awaitable } from '../common/awaitable';
-import { excludeRows } from '../common/list-query';
+import { excludeRows } from '../common/list-query/list-page';
 import { PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';

@@ -1,4 +1,4 @@
-import type { ListSpec, RelatedList } from '../common/list-query';
+import type { ListSpec, RelatedList } from '../common/list-query/list-spec';
 import type { Account } from '../common/principal';
 
 /** What `/api/v2/users/` (and every path through a user, e.g. `user__username`) may be filtered and ordered on. */
@@ -30,10 +30,22 @@ export function readsEverything(viewer: Pick<Account, 'isSuperuser' | 'isSystemA
   return viewer.isSuperuser || viewer.isSystemAuditor;
 }
 
+const USER_SUMMARY = ['id', 'username', 'first_name', 'last_name'];
+
 /**
- * A related user (`user__…`, `created_by__…`): its summary (what every list shows of it) is open to all;
- * the rest to callers who may read every user, and to a user whose rows relate to nobody but themselves.
+ * A related user the list does not tie to the caller (`modified_by__…`: whoever last changed the row): its
+ * summary (what every list shows of it) is open to all, the rest only to callers who may read every user,
+ * whatever the rows hold (issue 56).
  */
 export function relatedUser(relation: string): RelatedList {
-  return { relation, spec: () => USER_LIST, summary: ['id', 'username', 'first_name', 'last_name'], readableBy: readsEverything, readableByOwner: 'id' };
+  return { relation, spec: () => USER_LIST, summary: USER_SUMMARY, readableBy: readsEverything };
+}
+
+/**
+ * The user the caller's own rows belong to (`created_by`, `launched_by` of what the caller owns, a token's or
+ * an application's `user`): for a caller who does not read every user, the list's rule makes it the caller, so
+ * the rest is open to them too (issue 40), a guard checking that no row reaches anyone else.
+ */
+export function ownerUser(relation: string): RelatedList {
+  return { ...relatedUser(relation), tiedToViewer: 'id' };
 }

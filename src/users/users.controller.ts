@@ -3,7 +3,7 @@ import { ClientAddress } from '../common/client-ip';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { REQUIRED, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
-import { queryPage } from '../common/list-query';
+import { queryPage } from '../common/list-query/list-page';
 import { readsEverything, USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { LocalCredentialsService } from './local-credentials.service';
