@@ -168,23 +168,23 @@ describe('hardening (SPEC §2, §5, §8)', () => {
       await busy;
     });
 
-    it(`keeps the newest ${PENDING_LOGINS_PER_ADDRESS} pending logins of each kind per address, ending the oldest; never refuses one`, async () => {
+    it(`keeps the newest ${PENDING_LOGINS_PER_ADDRESS} pending logins (second steps) per address, ending the oldest; never refuses one`, async () => {
       const store = t.app.get(PendingStateService);
       const live = async (prefix: string) => {
         const found: string[] = [];
         for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS + 5; i++) if (await store.peek(`${prefix}${i}`)) found.push(`${prefix}${i}`);
         return found;
       };
-      // A second step waiting behind the same address, and one from another address.
-      assert.ok(await store.add('mfa:waiting', 'mfa', { userId: 1 }, 300, '198.18.1.1'));
-      for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) assert.ok(await store.add(`relay:other-${i}`, 'saml:x', { next: '' }, 600, '198.18.1.2'));
+      // Another address's second steps, and a replay record (no address) the cap never touches.
+      for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) assert.ok(await store.add(`mfa:other-${i}`, 'mfa', { userId: 1 }, 300, '198.18.1.2'));
+      assert.ok(await store.add('ssoused:oidc:seen', 'oidc:x', null, 300));
       for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS + 5; i++) {
         t.clock.advance(1); // in order of creation
-        assert.ok(await store.add(`relay:bound-${i}`, 'saml:x', { next: '' }, 600, '198.18.1.1'), 'a start is never refused');
+        assert.ok(await store.add(`mfa:bound-${i}`, 'mfa', { userId: 1 }, 300, '198.18.1.1'), 'a second step is never refused');
       }
-      assert.deepEqual(await live('relay:bound-'), Array.from({ length: PENDING_LOGINS_PER_ADDRESS }, (_, i) => `relay:bound-${i + 5}`), 'the five oldest are gone');
-      assert.ok(await store.peek('mfa:waiting'), "single sign-on starts do not end the address's second steps");
-      assert.equal((await live('relay:other-')).length, PENDING_LOGINS_PER_ADDRESS, 'other addresses keep theirs');
+      assert.deepEqual(await live('mfa:bound-'), Array.from({ length: PENDING_LOGINS_PER_ADDRESS }, (_, i) => `mfa:bound-${i + 5}`), 'the five oldest are gone');
+      assert.equal((await live('mfa:other-')).length, PENDING_LOGINS_PER_ADDRESS, 'other addresses keep theirs');
+      assert.ok(await store.peek('ssoused:oidc:seen'), 'a replay record is not a pending login');
       t.clock.advance(601);
       assert.ok((await store.sweep()) >= 2 * PENDING_LOGINS_PER_ADDRESS, 'expired entries are swept');
     });
@@ -193,11 +193,11 @@ describe('hardening (SPEC §2, §5, §8)', () => {
       const store = t.app.get(PendingStateService);
       assert.equal(await t.app.get(PendingStateRepository).countPendingLogins(), 0, 'no other pending login in the store');
       assert.ok(await store.add('assertion:idp:seen-1', 'saml:x', null, 60)); // a replay-cache entry: no client address
-      for (let i = 0; i < 20; i++) assert.ok(await store.add(`oidc:ceiling-${i}`, 'oidc:x', {}, 60 + 30 * i, `198.18.2.${i}`));
+      for (let i = 0; i < 20; i++) assert.ok(await store.add(`mfa:ceiling-${i}`, 'mfa', {}, 60 + 30 * i, `198.18.2.${i}`));
       assert.equal(await store.sweep(100), 0, 'under the ceiling nothing goes');
       await store.sweep(10);
       const left: number[] = [];
-      for (let i = 0; i < 20; i++) if (await store.peek(`oidc:ceiling-${i}`)) left.push(i);
+      for (let i = 0; i < 20; i++) if (await store.peek(`mfa:ceiling-${i}`)) left.push(i);
       assert.deepEqual(left, [10, 11, 12, 13, 14, 15, 16, 17, 18, 19], 'the ten nearest their expiry went first');
       assert.ok(await store.peek('assertion:idp:seen-1'), 'the replay cache is not a pending login');
     });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { PENDING_LOGINS_PER_ADDRESS } from '../src/pending-state/pending-state.service';
+import request from 'supertest';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { CLIENT_ID, CLIENT_SECRET, OidcAccount, OidcIdp } from './support/oidc-idp';
+import { spawnService } from './support/service-process';
 import { Browser } from './support/sso-browser';
-import { assertLoggedIn, assertRefused, lastEvent, sessionCount, setCookies, userCount } from './support/sso-assertions';
+import { assertLoggedIn, assertRefused, lastEvent, pendingStateKeys, sessionCount, setCookies, startCookie, userCount } from './support/sso-assertions';
 
 const ACCOUNTS: Record<string, OidcAccount> = {
   'sub-alice': { preferred_username: 'alice', email: 'alice@corp.example', given_name: 'Alice', family_name: 'Anders' },
@@ -64,11 +65,14 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     assert.match(url.searchParams.get('code_challenge')!, /^[A-Za-z0-9_-]{43}$/);
     assert.match(url.searchParams.get('state')!, /^[A-Za-z0-9_-]{43}$/);
     assert.match(url.searchParams.get('nonce')!, /^[A-Za-z0-9_-]{43}$/);
-    const binding = setCookies(res).find((c) => c.startsWith('sso_oidc='));
-    assert.ok(binding);
+    // One cookie per start, named by a digest of its state: the state, nonce and verifier sealed inside.
+    const binding = setCookies(res).find((c) => /^sso_oidc_[A-Za-z0-9_-]{16}=/.test(c));
+    assert.ok(binding, setCookies(res).join('\n'));
     assert.match(binding, /HttpOnly/);
     assert.match(binding, /SameSite=Lax/);
     assert.match(binding, /Path=\/sso\//);
+    assert.match(binding, /Max-Age=600/);
+    for (const value of ['state', 'nonce']) assert.ok(!binding.includes(url.searchParams.get(value)!), `no plain ${value} in the cookie`);
     assert.ok(!setCookies(res).some((c) => c.startsWith('svc_session_id=')));
   });
 
@@ -144,22 +148,77 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     await assertLoggedIn(t, other, await login(other, 'sub-alice', '/sso/login/oidc/?idp=corp&next=https%3A%2F%2Fevil.example%2F'));
   });
 
-  it('starting a login is never refused because of logins others started from the same address: the oldest pending one ends instead (issue 40)', async () => {
-    // Someone starts a login and is at the provider; then 30 anonymous starts from the same address (everyone
-    // here is 127.0.0.1, as an office behind one NAT) fill that address's share of pending logins.
-    const victim = new Browser(t);
-    const victimCallback = await toCallback(victim, 'sub-erin');
-    t.clock.advance(1);
-    for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) {
-      const start = await new Browser(t).get('/sso/login/oidc/?idp=corp').expect(302);
+  it('40 anonymous starts from the same address neither refuse a start nor end a colleague\'s login in progress, and store nothing (issue 56)', async () => {
+    // A colleague starts a login and is at the provider; then 40 anonymous starts (no cookies) from the same
+    // address (everyone here is 127.0.0.1, as an office behind one NAT).
+    const colleague = new Browser(t);
+    const callback = await toCallback(colleague, 'sub-erin', '/sso/login/oidc/?idp=corp&next=%2Fapi%2Fv2%2Fme%2F');
+    const keys = await pendingStateKeys(t);
+    for (let i = 0; i < 40; i++) {
+      const start = await request(t.server).get('/sso/login/oidc/?idp=corp').expect(302);
       assert.ok(start.headers.location.startsWith(`${idp.issuer}/auth?`), start.headers.location);
     }
-    // A real login from that address still starts and completes.
-    const honest = new Browser(t);
-    await assertLoggedIn(t, honest, await login(honest, 'sub-frank'));
-    // The oldest pending login was the one ended: its callback lands on the login page with the SSO error, no session, no 500.
+    const added = [...(await pendingStateKeys(t))].filter((key) => !keys.has(key));
+    assert.deepEqual(added, [], 'a start writes no pending-state row');
+    // The colleague's login completes: 302 to its `next`, a session.
+    const me = await assertLoggedIn(t, colleague, await colleague.get(callback), '/api/v2/me/');
+    assert.equal(me.username, 'erin');
+  });
+
+  it('refuses a completion replayed with its start cookie sent again (single use, the replay record)', async () => {
+    const browser = new Browser(t);
+    const start = await browser.get('/sso/login/oidc/?idp=corp').expect(302);
+    const binding = startCookie(start, 'sso_oidc_');
+    assert.ok(binding, 'a start cookie');
+    const callback = await idp.authenticate(browser, start.headers.location, 'sub-alice');
+    await assertLoggedIn(t, browser, await browser.get(callback));
+    // The same state, with the cookie the browser was told to drop, sent again by hand.
     const sessions = await sessionCount(t);
-    await assertRefused(t, victim, await victim.get(victimCallback), 'no_transaction', sessions);
+    const replay = await request(t.server).get(browser.url(callback).slice(t.url.length)).set('Cookie', binding).redirects(0);
+    await assertRefused(t, new Browser(t), replay, 'no_transaction', sessions);
+    assert.match(String(lastEvent(t, 'sso_login')?.detail), /already completed/);
+  });
+
+  it("refuses another browser's callback in a browser that has a login of its own started; the one that started it still completes", async () => {
+    const victim = new Browser(t);
+    const callback = await toCallback(victim, 'sub-alice');
+    const attacker = new Browser(t);
+    await attacker.get('/sso/login/oidc/?idp=corp').expect(302);
+    const sessions = await sessionCount(t);
+    await assertRefused(t, attacker, await attacker.get(callback), 'no_transaction', sessions);
+    await assertLoggedIn(t, victim, await victim.get(callback));
+  });
+
+  it('two tabs of one browser complete their own logins; the browser keeps its five newest starts', async () => {
+    const browser = new Browser(t);
+    // (One browser holds one session at the provider: both tabs sign in as alice there.)
+    const first = await toCallback(browser, 'sub-alice');
+    const second = await toCallback(browser, 'sub-alice');
+    assert.equal((await assertLoggedIn(t, browser, await browser.get(second))).username, 'alice');
+    assert.equal((await assertLoggedIn(t, browser, await browser.get(first))).username, 'alice');
+    // Six starts in one browser: its oldest is ended (its cookie cleared), the other five still complete.
+    const tabs = new Browser(t);
+    const callbacks: string[] = [];
+    for (let i = 0; i < 6; i++) callbacks.push(await toCallback(tabs, 'sub-alice'));
+    await assertRefused(t, tabs, await tabs.get(callbacks[0]), 'no_transaction', await sessionCount(t));
+    await assertLoggedIn(t, tabs, await tabs.get(callbacks[5]));
+    await assertLoggedIn(t, tabs, await tabs.get(callbacks[1]));
+  });
+
+  it('a login started on one node completes on another (the state travels sealed in the browser)', async () => {
+    const node = await spawnService({ DATABASE_URL: t.db.url, DATA_DIR: t.db.dataDir, SECRET_KEY: t.config.secretKey, PUBLIC_URL: t.config.publicUrl });
+    try {
+      // One browser: the start goes to this app, the provider's redirect back to the other node.
+      const browser = new Browser({ url: node.url, config: t.config });
+      const start = await browser.get(`${t.url}/sso/login/oidc/?idp=corp`).expect(302);
+      const callback = await idp.authenticate(browser, start.headers.location, 'sub-dave');
+      const res = await browser.get(callback);
+      assert.equal(res.status, 302, node.output.join('').slice(-2000));
+      assert.equal(res.headers.location, '/accounts/profile/');
+      assert.equal((await browser.get('/api/v2/me/').expect(200)).body.results[0].username, 'dave');
+    } finally {
+      await node.stop();
+    }
   });
 
   it('session limits apply to SSO sessions', async () => {
@@ -249,13 +308,13 @@ describe('single sign-on with OpenID Connect against a real provider (SPEC §7)'
     }
   });
 
-  it('refuses a callback whose state was changed', async () => {
+  it('refuses a callback whose state was changed (no start of this browser has it)', async () => {
     const browser = new Browser(t);
     const callback = new URL(await toCallback(browser, 'sub-alice'));
     callback.searchParams.set('state', 'x'.repeat(43));
     const before = await sessionCount(t);
-    await assertRefused(t, browser, await browser.get(callback.href), 'invalid_response', before);
-    assert.match(String(lastEvent(t, 'sso_login')?.detail), /"state"/);
+    await assertRefused(t, browser, await browser.get(callback.href), 'no_transaction', before);
+    assert.match(String(lastEvent(t, 'sso_login')?.detail), /no pending login for this state/);
   });
 
   it('refuses a callback replayed in another browser, and the same callback twice', async () => {

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { inflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
-import { PENDING_LOGINS_PER_ADDRESS } from '../src/pending-state/pending-state.service';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { ResponseTamper, SamlIdp, SamlUser } from './support/saml-idp';
 import { spawnService } from './support/service-process';
 import { Browser } from './support/sso-browser';
-import { assertLoggedIn, assertRefused, lastEvent, sessionCount, setCookies, userCount } from './support/sso-assertions';
+import { assertLoggedIn, assertRefused, lastEvent, pendingStateKeys, sessionCount, setCookies, startCookie, userCount } from './support/sso-assertions';
 import { selfSignedCertificate } from './support/x509';
 
 const UID = 'urn:oid:0.9.2342.19200300.100.1.1';
@@ -76,14 +75,26 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     assert.ok(res.text.replace(/\s+/g, '').includes(sp.certBody), 'SP certificate in the metadata');
   });
 
-  it('sends a signed sha256 AuthnRequest by HTTP-Redirect with Issuer = SP entity id and a RelayState handle', async () => {
-    const res = await new Browser(t).get('/sso/login/saml/?idp=okta').expect(302);
+  it('sends a signed sha256 AuthnRequest by HTTP-Redirect with Issuer = SP entity id and a sealed RelayState', async () => {
+    const res = await new Browser(t).get('/sso/login/saml/?idp=okta&next=%2Fapi%2Fv2%2Fme%2F').expect(302);
     const url = new URL(res.headers.location);
     assert.equal(url.origin + url.pathname, idp.ssoUrl);
     assert.equal(url.searchParams.get('SigAlg'), 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
     assert.ok(url.searchParams.get('Signature'));
-    assert.match(url.searchParams.get('RelayState')!, /^[A-Za-z0-9_-]{43}$/);
+    const relayState = url.searchParams.get('RelayState')!;
+    assert.match(relayState, /^[A-Za-z0-9_-]+$/);
     const xml = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest')!, 'base64')).toString();
+    // The pending login is the RelayState, sealed: neither the request id nor `next` can be read from it.
+    const requestId = /ID="([^"]+)"/.exec(xml)![1];
+    assert.match(requestId, /^_[0-9a-f]{40}$/);
+    for (const plain of [requestId, '/api/v2/me/', 'okta']) assert.ok(!Buffer.from(relayState, 'base64url').toString('latin1').includes(plain), plain);
+    // The start cookie binds it to this browser where the ACS's POST carries it (an http PUBLIC_URL: SameSite=Lax).
+    const binding = setCookies(res).find((c) => /^sso_saml_[A-Za-z0-9_-]{16}=/.test(c));
+    assert.ok(binding, setCookies(res).join('\n'));
+    assert.match(binding, /HttpOnly/);
+    assert.match(binding, /Path=\/sso\//);
+    assert.match(binding, /SameSite=Lax/);
+    assert.doesNotMatch(binding, /Secure/);
     assert.match(xml, new RegExp(`<saml:Issuer[^>]*>${t.config.publicUrl}</saml:Issuer>`));
     assert.match(xml, new RegExp(`AssertionConsumerServiceURL="${t.config.publicUrl}/sso/complete/saml/"`));
     assert.match(xml, new RegExp(`Destination="${idp.ssoUrl}"`));
@@ -139,7 +150,7 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     assert.equal(me.body.results[0].username, 'ivan');
   });
 
-  it('a login started on one node completes on another (request cache and RelayState in the database)', async () => {
+  it('a login started on one node completes on another (request id and RelayState sealed, not stored)', async () => {
     const node = await spawnService({
       DATABASE_URL: t.db.url,
       DATA_DIR: t.db.dataDir,
@@ -159,18 +170,59 @@ describe('single sign-on with SAML 2.0 against a real IdP (SPEC §7)', () => {
     }
   });
 
-  it('starting a login is never refused because of logins others started from the same address; the oldest pending one ends (issue 40)', async () => {
-    const victim = new Browser(t);
-    const { posted } = await toResponse(victim, 'ivan');
-    t.clock.advance(1);
-    for (let i = 0; i < PENDING_LOGINS_PER_ADDRESS; i++) {
-      const start = await new Browser(t).get('/sso/login/saml/?idp=okta').expect(302);
+  it('40 anonymous starts from the same address neither refuse a start nor end a colleague\'s login in progress, and store nothing (issue 56)', async () => {
+    const colleague = new Browser(t);
+    const { posted } = await toResponse(colleague, 'ivan', {}, '/sso/login/saml/?idp=okta&next=%2Fapi%2Fv2%2Fme%2F');
+    const keys = await pendingStateKeys(t);
+    for (let i = 0; i < 40; i++) {
+      const start = await request(t.server).get('/sso/login/saml/?idp=okta').expect(302);
       assert.ok(start.headers.location.startsWith(`${idp.ssoUrl}?`), start.headers.location);
     }
-    const honest = new Browser(t);
-    await assertLoggedIn(t, honest, await login(honest, 'ivan'));
+    const added = [...(await pendingStateKeys(t))].filter((key) => !keys.has(key));
+    assert.deepEqual(added, [], 'a start writes no pending-state row (not even the request id)');
+    const me = await assertLoggedIn(t, colleague, await colleague.postForm(posted.acs, { SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState }), '/api/v2/me/');
+    assert.equal(me.username, 'ivan');
+  });
+
+  it('refuses a response replayed with its start cookie sent again (single use, the replay record)', async () => {
+    const browser = new Browser(t);
+    const start = await browser.get('/sso/login/saml/?idp=okta').expect(302);
+    const binding = startCookie(start, 'sso_saml_');
+    assert.ok(binding, 'a start cookie');
+    const page = await browser.get(start.headers.location).expect(200);
+    const posted = idp.respond(page.text, 'ivan');
+    await assertLoggedIn(t, browser, await browser.postForm(posted.acs, { SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState }));
     const sessions = await sessionCount(t);
-    await assertRefused(t, victim, await victim.postForm(posted.acs, { SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState }), 'no_transaction', sessions);
+    const replay = await request(t.server).post('/sso/complete/saml/').set('Cookie', binding).type('form').send({ SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState });
+    await assertRefused(t, new Browser(t), replay, 'no_transaction', sessions);
+    assert.match(String(lastEvent(t, 'sso_login')?.detail), /already completed/);
+  });
+
+  it("refuses another browser's response in a browser that has a SAML login of its own started; the one that started it still completes", async () => {
+    const victim = new Browser(t);
+    const { posted } = await toResponse(victim, 'ivan');
+    const attacker = new Browser(t);
+    await attacker.get('/sso/login/saml/?idp=okta').expect(302);
+    const sessions = await sessionCount(t);
+    const form = { SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState };
+    await assertRefused(t, attacker, await attacker.postForm(posted.acs, form), 'no_transaction', sessions);
+    assert.match(String(lastEvent(t, 'sso_login')?.detail), /another browser/);
+    await assertLoggedIn(t, victim, await victim.postForm(posted.acs, form));
+  });
+
+  it('an https PUBLIC_URL sends the start cookie as SameSite=None; Secure, which a cross-site POST carries', async () => {
+    const node = await spawnService({ DATABASE_URL: t.db.url, DATA_DIR: t.db.dataDir, SECRET_KEY: t.config.secretKey, PUBLIC_URL: 'https://sso.example' });
+    try {
+      const start = await request(node.url).get('/sso/login/saml/?idp=okta').redirects(0);
+      assert.equal(start.status, 302, node.output.join('').slice(-2000));
+      const binding = setCookies(start).find((c) => c.startsWith('sso_saml_'));
+      assert.ok(binding, setCookies(start).join('\n'));
+      assert.match(binding, /SameSite=None/);
+      assert.match(binding, /Secure/);
+      assert.match(binding, /HttpOnly/);
+    } finally {
+      await node.stop();
+    }
   });
 
   it('session limits apply to SAML sessions', async () => {

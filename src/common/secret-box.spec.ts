@@ -20,6 +20,20 @@ describe('SecretBox', () => {
     assert.throws(() => new SecretBox('another-secret-key-0123456789abcdefghijklmn').decrypt(sealed));
   });
 
+  it('seal opens only unaltered, for its own purpose and key', () => {
+    const sealed = box.seal('{"state":"s"}', 'sso-start:oidc');
+    assert.match(sealed, /^[A-Za-z0-9_-]+$/, 'base64url: fits a cookie and a URL as it is');
+    assert.ok(!sealed.includes('state'));
+    assert.equal(box.open(sealed, 'sso-start:oidc'), '{"state":"s"}');
+    assert.equal(box.open(sealed, 'sso-start:saml'), null, 'another purpose');
+    assert.equal(new SecretBox('another-secret-key-0123456789abcdefghijklmn').open(sealed, 'sso-start:oidc'), null, 'another key');
+    const flipped = Buffer.from(sealed, 'base64url');
+    flipped[flipped.length - 1] ^= 1;
+    assert.equal(box.open(flipped.toString('base64url'), 'sso-start:oidc'), null, 'altered');
+    assert.equal(box.open(sealed.slice(0, 20), 'sso-start:oidc'), null, 'truncated');
+    assert.equal(box.open('', 'sso-start:oidc'), null);
+  });
+
   it('mac is keyed and stable', () => {
     assert.equal(box.mac('a'), box.mac('a'));
     assert.notEqual(box.mac('a'), new SecretBox('another-secret-key-0123456789abcdefghijklmn').mac('a'));

@@ -24,7 +24,7 @@ export interface PendingLogin {
 
 /**
  * Logins between the password and the second step. The browser holds a random handle in an HttpOnly
- * cookie; the store (shared with SSO's transactions: encrypted, swept, capped per address) holds only a
+ * cookie; the store (encrypted, swept, capped per address: only a right password makes one) holds only a
  * keyed digest of it, so the state works on every node and a stolen database row is no cookie.
  */
 @Injectable()

@@ -4,15 +4,16 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 export const MFA_PROVIDER = 'mfa';
 
 /**
- * Short-lived state shared by every node: pending OIDC logins (keyed by a hash of the browser's binding
- * cookie), SAML RelayState handles, outstanding AuthnRequest ids (node-saml's InResponseTo cache), the ids
- * of assertions already used (the replay cache), and logins waiting for their second step.
+ * Short-lived state shared by every node: logins waiting for their second step and WebAuthn challenges, pending
+ * SAML logouts and their LogoutRequest ids, and the replay records: single sign-on starts already completed, the
+ * ids of assertions, logout tokens and LogoutRequests already used. A single sign-on start itself is sealed in
+ * its browser and stored nowhere (issue 56).
  */
 @Entity({ name: 'pending_state' })
 export class PendingState {
   /**
-   * "<kind>:..." e.g. "oidc:<sha256>", "relay:<sha256>", "samlreq:<idp>:<id>", "assertion:<idp>:<id>",
-   * "mfa:<sha256>", "webauthn-reg:<user id>".
+   * "<kind>:..." e.g. "ssoused:<protocol>:<mac>", "samlreq:<idp>:<id>", "assertion:<idp>:<id>", "slo:<mac>",
+   * "mfa:<mac>", "webauthn-reg:<user id>".
    */
   @PrimaryColumn({ name: 'state_key', type: 'varchar', length: 255 })
   key: string;
@@ -32,7 +33,7 @@ export class PendingState {
   @Column({ type: 'datetime', precision: 3 })
   expires: Date;
 
-  /** Who started a pending login (its address), so one address cannot fill the table. */
+  /** Who started a pending login (its address; today only second steps have one), so one address cannot fill the table. */
   @Column({ name: 'client_ip', type: 'varchar', length: 45, default: '' })
   clientIp: string;
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, LessThan } from 'typeorm';
 import { limitedStatement, PlannedStatement } from '../database/batch-statements';
 import { PreparedStatements } from '../database/prepared-statements';
-import { MFA_PROVIDER, PendingState } from './pending-state.entity';
+import { PendingState } from './pending-state.entity';
 
 /** The sweep deletes expired entries in batches of this many rows. */
 export const PENDING_STATE_SWEEP_BATCH = 1000;
@@ -44,12 +44,12 @@ export class PendingStateRepository {
   }
 
   /**
-   * The keys of one address's pending logins of one kind (second steps, or single sign-on) beyond the
-   * `keep` newest, by creation then key. The address's rows come from the (client_ip, expires) index; there
-   * are about `keep` of them, since every new one ends the surplus.
+   * The keys of one address's pending logins beyond the `keep` newest, by creation then key. The address's
+   * rows come from the (client_ip, expires) index; there are about `keep` of them, since every new one ends
+   * the surplus.
    */
-  async beyondNewest(clientIp: string, secondSteps: boolean, keep: number): Promise<string[]> {
-    const s = this.beyondNewestStatement(clientIp, secondSteps, keep);
+  async beyondNewest(clientIp: string, keep: number): Promise<string[]> {
+    const s = this.beyondNewestStatement(clientIp, keep);
     return (await this.prepared.rows(s.sql, s.params)).map((r) => String(r.state_key));
   }
 
@@ -69,13 +69,11 @@ export class PendingStateRepository {
     return this.prepared.run(s.sql, s.params);
   }
 
-  private beyondNewestStatement(clientIp: string, secondSteps: boolean, keep: number): PlannedStatement {
+  private beyondNewestStatement(clientIp: string, keep: number): PlannedStatement {
     return {
-      name: 'pending state: the logins of one address beyond its newest (the per-address cap, at every start)',
-      sql:
-        `SELECT state_key FROM pending_state WHERE client_ip = ? AND provider ${secondSteps ? '=' : '<>'} ? ` +
-        `ORDER BY created DESC, state_key DESC LIMIT ${PENDING_STATE_SWEEP_BATCH} OFFSET ${Math.trunc(keep)}`,
-      params: [clientIp, MFA_PROVIDER],
+      name: 'pending state: the logins of one address beyond its newest (the per-address cap, at every pending login)',
+      sql: `SELECT state_key FROM pending_state WHERE client_ip = ? ORDER BY created DESC, state_key DESC LIMIT ${PENDING_STATE_SWEEP_BATCH} OFFSET ${Math.trunc(keep)}`,
+      params: [clientIp],
     };
   }
 
@@ -99,14 +97,13 @@ export class PendingStateRepository {
     return { name: 'pending-state sweep: expired entries', sql, params: [this.prepared.date(now)] };
   }
 
-  /** What runs on a timer or for every anonymous login start, for the plan test. */
+  /** What runs on a timer or for every pending login, for the plan test. */
   periodicStatements(sample: { now: Date }): PlannedStatement[] {
     return [
       this.expiredStatement(sample.now, PENDING_STATE_SWEEP_BATCH),
       this.pendingLoginsCount(),
       this.ceilingStatement(new Date(sample.now.getTime() + 60_000), PENDING_STATE_SWEEP_BATCH),
-      this.beyondNewestStatement('10.8.1', false, 30),
-      this.beyondNewestStatement('10.8.1', true, 30),
+      this.beyondNewestStatement('10.8.1', 30),
     ];
   }
 }

@@ -3,15 +3,16 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/secret-box';
 import { isUniqueViolation } from '../database/errors';
-import { MFA_PROVIDER, PendingState } from './pending-state.entity';
+import { PendingState } from './pending-state.entity';
 import { PENDING_STATE_SWEEP_BATCH, PendingStateRepository } from './pending-state.repository';
 
 /** One sweep deletes at most this many batches (a flood of anonymous starts is cleared over a few sweeps). */
 const SWEEP_BATCHES = 20;
 
 /**
- * Pending logins of one kind (single sign-on, or second steps) one client address keeps at once (each lives
- * 10 minutes at most): a new one beyond this ends the address's oldest of that kind (SPEC §7, issue 40).
+ * Pending logins one client address keeps at once (second steps: each lives 5 minutes and needs a right
+ * password): a new one beyond this ends the address's oldest (issue 40). Single sign-on starts are not stored
+ * at all: they are sealed in the starting browser (src/sso/sso-starts.ts, issue 56).
  */
 export const PENDING_LOGINS_PER_ADDRESS = 30;
 
@@ -21,7 +22,7 @@ export const PENDING_LOGINS_CEILING = 100_000;
 /** The global ceiling is restored in slices of this many seconds of expiry, the soonest first. */
 const CEILING_SLICE_SECONDS = 15;
 
-/** The longest a pending login lives (SSO's transactions); past it, a slice holds nothing. */
+/** The longest a pending login may live; past it, a slice holds nothing. */
 const LONGEST_PENDING_LOGIN_SECONDS = 600;
 
 /** How often expired entries are swept (src/background-work.ts). */
@@ -55,14 +56,13 @@ export class PendingStateService {
   }
 
   /**
-   * Stores a new entry; false when the key is already taken (used by the replay cache). An entry with a
-   * `clientIp` is a pending login: then the address's oldest pending logins of the same kind beyond
-   * PENDING_LOGINS_PER_ADDRESS are ended, so starting a login is never refused because of what other
-   * clients behind that address started (issue 40: 30 anonymous starts locked an office out for 10 minutes).
+   * Stores a new entry; false when the key is already taken (the replay records rely on it). An entry with a
+   * `clientIp` is a pending login: then the address's oldest pending logins beyond PENDING_LOGINS_PER_ADDRESS
+   * are ended, so a new one is never refused because of what others behind that address began (issue 40).
    */
   async add<T>(key: string, provider: string, data: T, ttlSeconds: number, clientIp = ''): Promise<boolean> {
     if (!(await this.insert(key, provider, data, ttlSeconds, clientIp))) return false;
-    if (clientIp) await this.evictBeyondCap(clientIp, provider);
+    if (clientIp) await this.evictBeyondCap(clientIp);
     return true;
   }
 
@@ -87,12 +87,11 @@ export class PendingStateService {
   }
 
   /**
-   * Ends the address's pending logins of this kind beyond the newest PENDING_LOGINS_PER_ADDRESS. The kinds
-   * are counted apart (second steps, provider `mfa`, and single sign-on) so anonymous SSO starts cannot end
-   * the second step of someone who proved a password behind the same address.
+   * Ends the address's pending logins beyond the newest PENDING_LOGINS_PER_ADDRESS. Only second steps are
+   * pending logins now: anonymous single sign-on starts store nothing, so they cannot end anyone's.
    */
-  private async evictBeyondCap(clientIp: string, provider: string): Promise<void> {
-    const surplus = await this.states.beyondNewest(clientIp, provider === MFA_PROVIDER, PENDING_LOGINS_PER_ADDRESS);
+  private async evictBeyondCap(clientIp: string): Promise<void> {
+    const surplus = await this.states.beyondNewest(clientIp, PENDING_LOGINS_PER_ADDRESS);
     if (surplus.length) await this.states.deleteKeys(surplus);
   }
 

@@ -28,6 +28,7 @@ import { checkSamlSpKeyPair, ssoSettingDefinitions } from './sso-settings';
 import { SsoUsers } from './sso-users.service';
 import { SsoController } from './sso.controller';
 import { SsoService } from './sso.service';
+import { SsoStarts } from './sso-starts';
 import { SsoProtocols } from './sso-protocol';
 import { OidcProtocol } from './oidc/oidc-protocol';
 import { SamlProtocol } from './saml/saml-protocol';
@@ -45,7 +46,7 @@ import { oidcMapReader } from './oidc/oidc-map-reader';
 @Module({
   imports: [TypeOrmModule.forFeature([SocialAuth, SsoSession]), PendingStateModule, UsersModule, SessionsModule, SettingsModule, MapsModule, ExternalLoginsModule],
   controllers: [SsoController],
-  providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers, SsoProtocols, OidcProtocol, SamlProtocol, SamlAcsStrategy],
+  providers: [OidcLogin, SamlLogin, SamlLogout, SsoService, SingleLogout, SsoSessionsRepository, SsoSessions, SsoMethods, SsoUsers, SsoProtocols, SsoStarts, OidcProtocol, SamlProtocol, SamlAcsStrategy],
 })
 export class SsoModule implements OnModuleInit {
   constructor(

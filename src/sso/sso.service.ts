@@ -6,8 +6,8 @@ import { SsoSessions } from './sso-sessions.service';
 
 /**
  * What every single sign-on protocol's login shares after its second leg (SPEC §7, §17): the provider's
- * session recorded beside the new session. (A start is never refused for other clients' pending logins: the
- * store keeps each address's pending logins bounded by evicting its oldest, issue 40.)
+ * session recorded beside the new session. (A start is never refused and never ends another browser's login:
+ * it is sealed into the starting browser and writes nothing on the server, SsoStarts, issue 56.)
  */
 @Injectable()
 export class SsoService {

@@ -21,6 +21,17 @@ export async function sessionCount(t: TestApp): Promise<number> {
   return Number(rows[0].n);
 }
 
+/** The keys in pending_state: what a login start stored (compared as sets, so a sweep between reads cannot confuse it). */
+export async function pendingStateKeys(t: TestApp): Promise<Set<string>> {
+  const rows = (await dataSource(t).query('SELECT state_key FROM pending_state')) as { state_key: string }[];
+  return new Set(rows.map((r) => String(r.state_key)));
+}
+
+/** A start's binding cookie as its Set-Cookie names it (`name=value`), for a test that sends it again by hand. */
+export function startCookie(res: Response, prefix: string): string | undefined {
+  return setCookies(res).find((c) => c.startsWith(prefix))?.split(';')[0];
+}
+
 export async function userCount(t: TestApp): Promise<number> {
   const rows = await dataSource(t).query('SELECT COUNT(*) AS n FROM auth_user');
   return Number(rows[0].n);

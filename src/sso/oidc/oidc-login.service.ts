@@ -28,7 +28,7 @@ export interface OidcProvider {
   keys?: ReturnType<typeof jose.createRemoteJWKSet>;
 }
 
-/** What the authorization request binds to the browser, kept in the database until the callback. */
+/** What the authorization request binds to the browser, sealed into its start cookie until the callback (SsoStarts). */
 export interface OidcTransaction {
   code_verifier: string;
   state: string;
@@ -94,7 +94,7 @@ export class OidcLogin {
     }
   }
 
-  /** The redirect to the provider; the transaction goes to the database until the callback. */
+  /** The redirect to the provider, and the transaction the browser keeps (sealed) until the callback. */
   async authorizationRequest(provider: OidcProvider): Promise<{ url: string; transaction: OidcTransaction }> {
     const transaction = { code_verifier: client.randomPKCECodeVerifier(), state: client.randomState(), nonce: client.randomNonce() };
     const url = client.buildAuthorizationUrl(provider.configuration, {

@@ -1,31 +1,24 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { randomBytes } from 'node:crypto';
-import { clearCookie, setCookie } from '../../common/cookies';
-import { clientIp } from '../../common/client-ip';
 import type { RequestTrace } from '../../common/request-context';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { PendingStateService } from '../../pending-state/pending-state.service';
 import { SsoFailure } from '../sso-failure';
 import type { SsoAttempt, SsoLogin, SsoProtocol, SsoRequest } from '../sso-protocol';
+import { SsoStarts } from '../sso-starts';
 import { SsoUsers } from '../sso-users.service';
 import { OidcLogin, OidcTransaction } from './oidc-login.service';
 
-/** How long a started OIDC login waits for its callback (the binding cookie lives as long). */
-export const OIDC_TTL_SECONDS = 10 * 60;
-/** Cookie binding a pending OIDC login to this browser; its value is a random handle, stored as a MAC. */
-const OIDC_COOKIE = 'sso_oidc';
-const OIDC_COOKIE_PATH = '/sso/';
-
+/** What the browser's start cookie holds, sealed: the transaction, its provider and where to go after. */
 interface PendingOidc {
+  provider: string;
   transaction: OidcTransaction;
   next: string;
 }
 
 /**
  * OpenID Connect as a single sign-on protocol (SPEC §7) on openid-client's public API (OidcLogin): state,
- * nonce and PKCE S256 kept in the shared database (a login started on one node completes on another) and
- * bound to this browser by an HttpOnly cookie whose handle the database keeps only as a MAC.
+ * nonce and PKCE S256 sealed with SECRET_KEY into an HttpOnly cookie of the browser that started the login,
+ * named by the state (SsoStarts), so a start writes nothing on the server, completes on any node, and only
+ * in that browser; the completion's replay record makes it single-use.
  */
 @Injectable()
 export class OidcProtocol implements SsoProtocol {
@@ -35,9 +28,8 @@ export class OidcProtocol implements SsoProtocol {
 
   constructor(
     private readonly oidc: OidcLogin,
-    private readonly store: PendingStateService,
+    private readonly starts: SsoStarts,
     private readonly users: SsoUsers,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   names(): string[] {
@@ -55,28 +47,23 @@ export class OidcProtocol implements SsoProtocol {
   async start(attempt: SsoAttempt, req: SsoRequest, res: FastifyReply, trace: RequestTrace): Promise<string> {
     const provider = await this.oidc.provider(attempt.provider, trace);
     const { url, transaction } = await this.oidc.authorizationRequest(provider);
-    const handle = randomBytes(32).toString('base64url');
-    await this.store.add<PendingOidc>(`oidc:${this.store.digest(handle)}`, provider.key, { transaction, next: attempt.next }, OIDC_TTL_SECONDS, clientIp(req));
-    setCookie(res, OIDC_COOKIE, handle, {
-      httpOnly: true,
-      sameSite: 'lax', // the provider sends the browser back with a top-level GET, which carries Lax cookies
-      secure: this.config.sessionCookieSecure,
-      path: OIDC_COOKIE_PATH,
-      maxAge: OIDC_TTL_SECONDS,
-    });
+    this.starts.bind<PendingOidc>(this.kind, transaction.state, { provider: provider.name, transaction, next: attempt.next }, req, res);
     return url;
   }
 
-  /** The callback: only the browser holding the handle finds its transaction, once. */
+  /** The callback: the returned state names this browser's start cookie; its transaction is checked, then spent. */
   async complete(attempt: SsoAttempt, req: SsoRequest, res: FastifyReply, trace: RequestTrace): Promise<SsoLogin> {
-    const handle = req.cookies?.[OIDC_COOKIE];
-    clearCookie(res, OIDC_COOKIE, { path: OIDC_COOKIE_PATH });
-    const pending = typeof handle === 'string' && handle ? await this.store.take<PendingOidc>(`oidc:${this.store.digest(handle)}`) : null;
-    if (!pending) throw new SsoFailure('no_transaction', 'no pending login for this browser');
-    attempt.provider = pending.provider.slice('oidc:'.length);
+    const state = typeof req.query.state === 'string' ? req.query.state : '';
+    const pending = state ? this.starts.held<PendingOidc>(this.kind, state, req) : null;
+    if (pending) this.starts.unbind(this.kind, state, res);
+    if (!pending) throw new SsoFailure('no_transaction', 'no pending login for this state in this browser');
+    attempt.provider = pending.data.provider;
     attempt.next = pending.data.next;
+    if (await this.starts.used(this.kind, state)) throw new SsoFailure('no_transaction', 'this login was already completed');
     const provider = await this.oidc.provider(attempt.provider, trace);
     const result = await this.oidc.complete(provider, pending.data.transaction, new URLSearchParams(rawQuery(req)));
+    // Spent only once the provider's answer verified: a forged callback writes nothing.
+    await this.starts.spend(this.kind, state, provider.key, pending.expires);
     const user = await this.users.resolve(result.identity, trace);
     return { user, providerSession: { provider: provider.key, subject: result.identity.uid, providerSession: result.sid, idToken: result.idToken } };
   }

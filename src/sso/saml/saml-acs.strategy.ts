@@ -22,6 +22,8 @@ interface AcsAttempt {
   provider: SamlProvider;
   options: SamlConfig;
   trace: RequestTrace;
+  /** Marks the pending login used (SsoStarts.spend): refuses when another completion took it first. */
+  spend: () => Promise<void>;
 }
 type AcsRequest = { [ACS_ATTEMPT]?: AcsAttempt };
 
@@ -34,11 +36,11 @@ export class AcsFault extends Error {
 
 /**
  * The SAML assertion consumer on @node-saml/passport-saml (passport-saml's maintained name), Passport
- * strategy `saml`. `MultiSamlStrategy` because the IdP is per request: the RelayState names the pending
- * login and so the IdP, which SamlProtocol takes (once) before passport runs and hands over on the request;
- * getSamlOptions gives that IdP's node-saml options (signature, audience, InResponseTo against the database
- * cache of our AuthnRequests, time). validate() then runs the checks node-saml leaves out and the replay
- * cache (SamlLogin.acceptProfile) and provisions the user.
+ * strategy `saml`. `MultiSamlStrategy` because the IdP is per request: the sealed RelayState names the pending
+ * login and so the IdP, which SamlProtocol opens before passport runs and hands over on the request;
+ * getSamlOptions gives that IdP's node-saml options (signature, audience, InResponseTo against the request id
+ * the sealed RelayState names, time). validate() then runs the checks node-saml leaves out and the replay
+ * cache (SamlLogin.acceptProfile), spends the pending login and provisions the user.
  */
 @Injectable()
 export class SamlAcsStrategy extends PassportStrategy(AcsBase, 'saml') {
@@ -56,9 +58,10 @@ export class SamlAcsStrategy extends PassportStrategy(AcsBase, 'saml') {
   }
 
   async validate(req: AcsRequest, profile: Profile | null): Promise<SsoLogin> {
-    const { provider, trace } = req[ACS_ATTEMPT]!;
+    const { provider, trace, spend } = req[ACS_ATTEMPT]!;
     try {
       const result = await this.saml.acceptProfile(provider, profile);
+      await spend();
       const user = await this.users.resolve(result.identity, trace);
       return { user, providerSession: { provider: provider.key, subject: result.subject.nameID, providerSession: result.subject.sessionIndex, saml: result.subject } };
     } catch (err) {

@@ -20,7 +20,7 @@ export interface ServiceProvider {
  * node-saml options for one IdP, with the defaults changed where SAML's profiles or SPEC §7 ask for
  * more than node-saml does by itself (security checklist §3.1):
  * - the assertion must be signed by the configured certificate (the Response may be signed too);
- * - InResponseTo is required and checked against the database cache of our AuthnRequests;
+ * - InResponseTo is required and checked against our AuthnRequest (the one the sealed RelayState names);
  * - a small clock skew instead of none;
  * - AuthnRequests (HTTP-Redirect) carry Issuer = SP entity id and are signed with sha256 when the SP
  *   has a key (node-saml defaults to sha1).

@@ -10,19 +10,21 @@ import type { ExternalIdentity } from '../external-identity';
 import { ProviderCache } from '../provider-cache';
 import { describeError, SsoFailure } from '../sso-failure';
 import type { SamlIdpConfig } from '../sso-settings';
-import { SamlRequestCache } from './saml-cache';
+import { SamlRequestCache, SealedRequestCache } from './saml-cache';
 import { checkAssertion, samlIdentity } from './saml-checks';
 import { NAMEID_UNSPECIFIED, SAML_REQUEST_TTL_SECONDS, samlLogoutOptions, samlOptions, ServiceProvider } from './saml-config';
 
 const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
-/** One enabled IdP as node-saml sees it: one instance for the login, one for the logout exchanges. */
+/**
+ * One enabled IdP as node-saml sees it: the instance of the logout exchanges. A login's AuthnRequest is built by
+ * an instance of its own, since its id is chosen by the start (`authorizeUrl`).
+ */
 export interface SamlProvider {
   name: string;
   /** "saml:<name>" */
   key: string;
   idp: SamlIdpConfig;
-  login: SAML;
   logout: SAML;
 }
 
@@ -108,10 +110,14 @@ export class SamlLogin {
       .sort();
   }
 
-  /** The AuthnRequest (HTTP-Redirect, signed when the SP has a key) with RelayState. */
-  async authorizeUrl(provider: SamlProvider, relayState: string): Promise<string> {
+  /**
+   * The AuthnRequest (HTTP-Redirect, signed when the SP has a key) with RelayState, its ID `requestId`: chosen by
+   * the start and sealed into the RelayState, so no node keeps it (node-saml's cache is SealedRequestCache).
+   */
+  async authorizeUrl(provider: SamlProvider, relayState: string, requestId: string): Promise<string> {
     try {
-      return await provider.login.getAuthorizeUrlAsync(relayState, undefined, {});
+      const options = samlOptions(provider.idp, this.serviceProvider(), new SealedRequestCache(requestId));
+      return await new SAML({ ...options, generateUniqueId: () => requestId }).getAuthorizeUrlAsync(relayState, undefined, {});
     } catch (err) {
       throw new SsoFailure('unavailable', describeError(err));
     }
@@ -119,10 +125,10 @@ export class SamlLogin {
 
   /**
    * The node-saml options of the ACS for one IdP: what `MultiSamlStrategy` (@node-saml/passport-saml) builds
-   * its SAML from, the same as the cached login instance's, with the database cache of our AuthnRequests.
+   * its SAML from, the same as the AuthnRequest's, with the one request the sealed RelayState names as pending.
    */
-  acsOptions(provider: SamlProvider): SamlConfig {
-    return samlOptions(provider.idp, this.serviceProvider(), new SamlRequestCache(this.store, provider.name, SAML_REQUEST_TTL_SECONDS));
+  acsOptions(provider: SamlProvider, requestId: string): SamlConfig {
+    return samlOptions(provider.idp, this.serviceProvider(), new SealedRequestCache(requestId));
   }
 
   /**
@@ -158,7 +164,8 @@ export class SamlLogin {
     const cache = new SamlRequestCache(this.store, name, SAML_REQUEST_TTL_SECONDS);
     let built: SamlProvider;
     try {
-      built = { name, key, idp, login: new SAML(samlOptions(idp, sp, cache)), logout: new SAML(samlLogoutOptions(idp, sp, cache)) };
+      // The logout options are the login's and more: node-saml refusing them refuses the login's too.
+      built = { name, key, idp, logout: new SAML(samlLogoutOptions(idp, sp, cache)) };
     } catch (err) {
       throw new SsoFailure('unavailable', `SAML configuration refused: ${(err as Error).message}`.slice(0, 300));
     }
