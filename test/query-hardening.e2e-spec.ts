@@ -180,6 +180,9 @@ describe(`the query language and bodies under attack (issue 28, ${TEST_DB})`, ()
     ];
     for (const [query, count] of accepted) {
       const res = await t.http().get(`/api/v2/hosts/?${query}`).set('Authorization', admin);
+      // The regex budget is a deadline by design (500 ms a statement): on a loaded machine the hundred patterns
+      // may meet it, and that refusal is its own, never the cap's. What this proves is that the cap admits them.
+      if (res.status === 400 && query.includes('regex=') && /^The regular expression took too long over this list/.test(res.body.detail)) continue;
       assert.equal(res.status, 200, `${query.slice(0, 60)}…: ${res.status} ${res.text.slice(0, 200)}`);
       assert.equal(res.body.count, count, `${query.slice(0, 60)}…`);
     }
