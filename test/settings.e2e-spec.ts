@@ -8,9 +8,9 @@ describe('runtime settings (SPEC §9)', () => {
   let t: TestApp;
   const admin = () => basic('admin', ADMIN_PASSWORD);
   before(async () => {
-    t = await startTestApp();
-    await t.createUser('auditor', 'Auditor-pass-1', { is_system_auditor: true });
-    await t.createUser('user', 'User-pass-1');
+    t = await startTestApp({ passwordPolicy: 'spec' });
+    await t.createUser('auditor', 'Reads-all-1', { is_system_auditor: true });
+    await t.createUser('user', 'Plain-pass-1');
   });
   after(() => t.close());
 
@@ -31,6 +31,10 @@ describe('runtime settings (SPEC §9)', () => {
       LOCAL_PASSWORD_MIN_DIGITS: 0,
       LOCAL_PASSWORD_MIN_UPPER: 0,
       LOCAL_PASSWORD_MIN_SPECIAL: 0,
+      LOCAL_PASSWORD_MAX_LENGTH: 128,
+      LOCAL_PASSWORD_HISTORY: 0,
+      LOCAL_PASSWORD_DENY_COMMON: true,
+      LOCAL_PASSWORD_DENY_USERNAME: true,
       LOGIN_FAILURES_ALLOWED: 5,
       LOGIN_FAILURE_WINDOW: 900,
       ALLOW_METRICS_FOR_ANONYMOUS_USERS: false,
@@ -49,13 +53,13 @@ describe('runtime settings (SPEC §9)', () => {
   });
 
   it('is readable by auditors, writable only by superusers', async () => {
-    await t.http().get(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).expect(200);
-    await t.http().patch(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
-    await t.http().put(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
-    await t.http().delete(URL).set('Authorization', basic('auditor', 'Auditor-pass-1')).expect(403);
-    await t.http().get(URL).set('Authorization', basic('user', 'User-pass-1')).expect(403);
-    await t.http().delete(URL).set('Authorization', basic('user', 'User-pass-1')).expect(403);
-    await t.http().get('/api/v2/settings/').set('Authorization', basic('user', 'User-pass-1')).expect(403);
+    await t.http().get(URL).set('Authorization', basic('auditor', 'Reads-all-1')).expect(200);
+    await t.http().patch(URL).set('Authorization', basic('auditor', 'Reads-all-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
+    await t.http().put(URL).set('Authorization', basic('auditor', 'Reads-all-1')).send({ SESSION_COOKIE_AGE: 600 }).expect(403);
+    await t.http().delete(URL).set('Authorization', basic('auditor', 'Reads-all-1')).expect(403);
+    await t.http().get(URL).set('Authorization', basic('user', 'Plain-pass-1')).expect(403);
+    await t.http().delete(URL).set('Authorization', basic('user', 'Plain-pass-1')).expect(403);
+    await t.http().get('/api/v2/settings/').set('Authorization', basic('user', 'Plain-pass-1')).expect(403);
   });
 
   it('PATCH stores values, PUT too, and both are read back at once', async () => {

@@ -29,7 +29,7 @@ export function renderLoginPage(model: LoginPageModel): string {
     '<label for="username">Username</label>' +
     `<input id="username" name="username" type="text" maxlength="150" autocomplete="username" autofocus required>` +
     '<label for="password">Password</label>' +
-    '<input id="password" name="password" type="password" maxlength="1024" autocomplete="current-password" required>' +
+    '<input id="password" name="password" type="password" maxlength="8192" autocomplete="current-password" required>' +
     '<button type="submit">Log in</button>' +
     '</form>' +
     sso +

@@ -25,7 +25,7 @@ export const COMMANDS: CommandDefinition[] = [
       { flags: '--username <username>', description: 'login name' },
       { flags: '--email <email>', description: 'e-mail address' },
       { flags: '--password <password>', description: 'password (else MANAGE_PASSWORD, else prompt)' },
-      { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
+      { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_* policy refuses' },
     ],
     implementation: () => users().CreateSuperuserCommand,
   },
@@ -35,7 +35,7 @@ export const COMMANDS: CommandDefinition[] = [
     description: "Change a user's password",
     options: [
       { flags: '--password <password>', description: 'new password (else MANAGE_PASSWORD, else prompt)' },
-      { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_MIN_* settings refuse' },
+      { flags: '--skip-policy', description: 'accept a password the LOCAL_PASSWORD_* policy refuses' },
     ],
     implementation: () => users().ChangePasswordCommand,
   },

@@ -91,6 +91,12 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'LOCAL_PASSWORD_MIN_DIGITS', category: AUTH, default: 0, schema: integer(0, 128) },
   { key: 'LOCAL_PASSWORD_MIN_UPPER', category: AUTH, default: 0, schema: integer(0, 128) },
   { key: 'LOCAL_PASSWORD_MIN_SPECIAL', category: AUTH, default: 0, schema: integer(0, 128) },
+  // SPEC §22 (NIST SP 800-63B): 128 is AWX's fixed cap, 64 the standard's "at least 64"; not below the minimum
+  // (users/password-rules.service.ts). History counts the user's last N passwords, the current one included.
+  { key: 'LOCAL_PASSWORD_MAX_LENGTH', category: AUTH, default: 128, schema: integer(64, 4096) },
+  { key: 'LOCAL_PASSWORD_HISTORY', category: AUTH, default: 0, schema: integer(0, 24) },
+  { key: 'LOCAL_PASSWORD_DENY_COMMON', category: AUTH, default: true, schema: bool },
+  { key: 'LOCAL_PASSWORD_DENY_USERNAME', category: AUTH, default: true, schema: bool },
   { key: 'LOGIN_FAILURES_ALLOWED', category: AUTH, default: 5, schema: integer(1, 1000000) },
   { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, schema: integer(1, 31536000) },
   { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
@@ -122,6 +128,10 @@ export interface AuthenticationSettings {
   LOCAL_PASSWORD_MIN_DIGITS: number;
   LOCAL_PASSWORD_MIN_UPPER: number;
   LOCAL_PASSWORD_MIN_SPECIAL: number;
+  LOCAL_PASSWORD_MAX_LENGTH: number;
+  LOCAL_PASSWORD_HISTORY: number;
+  LOCAL_PASSWORD_DENY_COMMON: boolean;
+  LOCAL_PASSWORD_DENY_USERNAME: boolean;
   LOGIN_FAILURES_ALLOWED: number;
   LOGIN_FAILURE_WINDOW: number;
   ALLOW_METRICS_FOR_ANONYMOUS_USERS: boolean;

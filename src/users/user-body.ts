@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { text } from '../common/validation';
+import type { LoginMethod } from './login-methods';
+import type { User } from './user.entity';
 
 /**
  * The body of POST, PUT and (partial) PATCH `/api/v2/users/…`, with AWX's field lengths; also the body that
@@ -7,7 +9,8 @@ import { text } from '../common/validation';
  */
 export const USER_BODY = z.object({
   username: text(150),
-  password: text(1024, { blank: true }).optional(),
+  // Room for LOCAL_PASSWORD_MAX_LENGTH's 4096 code points in UTF-16 units: the policy counts and names the limit.
+  password: text(8192, { blank: true }).optional(),
   first_name: text(150, { blank: true }).optional(),
   last_name: text(150, { blank: true }).optional(),
   email: text(254, { blank: true }).optional(),
@@ -21,4 +24,23 @@ export const USER_BODY = z.object({
 /** AWX's refusal of a change to a field a login method owns. */
 export function managedMessage(field: string, label: string): string {
   return `Unable to change ${field} on user managed by ${label}.`;
+}
+
+/**
+ * What the API may not change on a login method's user (SPEC §14): each field the method owns that `input`
+ * would change, with AWX's refusal.
+ */
+export function managedChanges(user: User, input: Record<string, unknown>, method: Pick<LoginMethod, 'label' | 'managedFields'>): Record<string, string[]> {
+  const current: Record<string, unknown> = {
+    username: user.username, first_name: user.firstName, last_name: user.lastName, email: user.email,
+    is_superuser: user.isSuperuser, is_system_auditor: user.isSystemAuditor,
+  };
+  const errors: Record<string, string[]> = {};
+  for (const field of method.managedFields(user)) {
+    const value = input[field];
+    if (field === 'password' ? value !== undefined && value !== '' && value !== '$encrypted$' : value !== undefined && value !== current[field]) {
+      errors[field] = [managedMessage(field, method.label)];
+    }
+  }
+  return errors;
 }

@@ -19,11 +19,16 @@ import { PasswordCheck } from './password-check.service';
 import { Provisioning } from './provisioning';
 import { UserPresenter } from './user-presenter';
 import { UserVisibility } from './user-visibility';
+import { CommonPasswords } from './common-passwords';
+import { PasswordHistoryEntry } from './password-history.entity';
+import { PasswordHistoryRepository } from './password-history.repository';
+import { PasswordRules } from './password-rules.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob]), SettingsModule],
+  imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob, PasswordHistoryEntry]), SettingsModule],
   controllers: [UsersController],
-  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility],
+  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility,
+    CommonPasswords, PasswordHistoryRepository, PasswordRules],
   exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility],
 })
 export class UsersModule {}

@@ -30,7 +30,7 @@ export const THROTTLE_SWEEP_BATCH = 1000;
 
 /**
  * Every statement of the users module (issue 29): users, the login throttle's counters, and the
- * revocation-job queue. UsersService, LoginThrottle, LocalCredentialsService and RevocationJobs hold the
+ * revocation-job queue (the password history has its own, PasswordHistoryRepository). UsersService, LoginThrottle, LocalCredentialsService and RevocationJobs hold the
  * rules and call these.
  */
 @Injectable()
@@ -86,12 +86,13 @@ export class UsersRepository {
     return onlyId === undefined ? qb : qb.where('u.id = :onlyId', { onlyId });
   }
 
-  async insert(values: UserValues): Promise<number> {
-    return (await this.users.insert(values)).identifiers[0].id as number;
+  /** `manager`: the caller's transaction (a password's history row goes with it). */
+  async insert(values: UserValues, manager?: EntityManager): Promise<number> {
+    return (await (manager?.getRepository(User) ?? this.users).insert(values)).identifiers[0].id as number;
   }
 
-  async update(id: number, changes: Partial<User>): Promise<void> {
-    await this.users.update({ id }, changes);
+  async update(id: number, changes: Partial<User>, manager?: EntityManager): Promise<void> {
+    await (manager?.getRepository(User) ?? this.users).update({ id }, changes);
   }
 
   /** Replaces a password hash only if it is still the one that was verified (an upgrade racing a change loses). */

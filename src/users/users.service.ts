@@ -5,15 +5,15 @@ import { Clock } from '../common/clock';
 import { Transactions } from '../database/transactions';
 import { isUniqueViolation } from '../database/errors';
 import { FieldErrors, NotFound } from '../common/errors';
-import { SettingsService } from '../settings/settings.service';
 import { PasswordHasher, UNUSABLE_PASSWORD_PREFIX } from './password-hasher.service';
-import { passwordProblems } from './password-policy';
+import { PasswordRules } from './password-rules.service';
+import { PasswordHistoryRepository } from './password-history.repository';
 import { SERVICE_ACCOUNT } from './account-policy';
 import { UserEvents } from './user-events';
 import { User } from './user.entity';
 import { foldUsername, MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withNormalizedName, withSuffix } from './usernames';
-import { managedMessage } from './user-body';
-import { UsersRepository } from './users.repository';
+import { managedChanges, managedMessage } from './user-body';
+import { UsersRepository, UserValues } from './users.repository';
 import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
 import type { VisibleUsers } from './user-visibility';
@@ -38,11 +38,12 @@ export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
-    private readonly settings: SettingsService,
     private readonly events: UserEvents,
     private readonly clock: Clock,
     private readonly transactions: Transactions,
     private readonly backends: LoginMethods,
+    private readonly rules: PasswordRules,
+    private readonly history: PasswordHistoryRepository,
   ) {}
 
   /** Several users at once (the maps' dry run); missing ids are left out. */
@@ -111,6 +112,7 @@ export class UsersService {
     if (!result.ok) return null;
     if (result.upgradedHash) {
       await this.users.replaceHash(user.id, user.password, result.upgradedHash);
+      await this.history.replaceHash(user.id, user.password, result.upgradedHash);
       user.password = result.upgradedHash;
     }
     return user;
@@ -134,11 +136,6 @@ export class UsersService {
     return undefined;
   }
 
-  private checkPassword(password: string): void {
-    const problems = passwordProblems(password, this.settings);
-    if (problems.length) throw new FieldErrors({ password: problems });
-  }
-
   /**
    * `skipPasswordPolicy`: the management commands' `--skip-policy`, an administrator's explicit choice.
    * The name is stored NFKC-normalised (SPEC §14), so `ａｄｍｉｎ` is `admin`: a clash, never a look-alike account.
@@ -156,11 +153,11 @@ export class UsersService {
     let passwordHash: string;
     if (external) passwordHash = UNUSABLE_PASSWORD_PREFIX + randomBytes(16).toString('hex');
     else {
-      if (!extra.skipPasswordPolicy) this.checkPassword(input.password!);
+      if (!extra.skipPasswordPolicy) await this.rules.refuse(input.password!, input.username!);
       passwordHash = await this.hasher.hash(input.password!);
     }
     const now = this.clock.now();
-    const id = await this.users.insert({
+    const id = await this.insertWithHistory({
       username: input.username!,
       usernameFolded: foldUsername(input.username!),
       password: passwordHash,
@@ -218,7 +215,7 @@ export class UsersService {
     const changes: Partial<User> = {};
     let passwordChanged = false;
     if (newPassword && !user.externalAccount) {
-      if (!skipPasswordPolicy) this.checkPassword(input.password!);
+      if (!skipPasswordPolicy) await this.rules.refuse(input.password!, input.username ?? user.username, user);
       changes.password = await this.hasher.hash(input.password!);
       passwordChanged = true;
     }
@@ -234,7 +231,11 @@ export class UsersService {
     if (input.is_active !== undefined) changes.isActive = input.is_active;
     if (input.ldap_dn !== undefined) changes.ldapDn = input.ldap_dn;
     changes.modified = this.clock.now();
-    await this.users.update(user.id, changes);
+    // A new password and its history row (SPEC §22) are written in one transaction.
+    await this.transactions.run(async (manager) => {
+      await this.users.update(user.id, changes, manager);
+      if (changes.password) await this.history.record(manager, user.id, changes.password, changes.modified!);
+    });
     if (passwordChanged) {
       await this.events.emit({ type: 'password_changed', userId: user.id, keepSessionId, trace });
       this.logger.log({ event: 'password_changed', user_id: user.id, username: user.username, ...trace });
@@ -248,20 +249,8 @@ export class UsersService {
    * `Unable to change <field> on user managed by LDAP.` when the request would change it (AWX's wording).
    */
   refuseManagedChanges(user: User, given: Partial<UserInput>): void {
-    const input = withNormalizedName(given);
     const backend = this.backends.forAccount(user.externalAccount);
-    if (!backend) return;
-    const current: Record<string, unknown> = {
-      username: user.username, first_name: user.firstName, last_name: user.lastName, email: user.email,
-      is_superuser: user.isSuperuser, is_system_auditor: user.isSystemAuditor,
-    };
-    const errors: Record<string, string[]> = {};
-    for (const field of backend.managedFields(user)) {
-      const value = (input as Record<string, unknown>)[field];
-      if (field === 'password' ? value !== undefined && value !== '' && value !== '$encrypted$' : value !== undefined && value !== current[field]) {
-        errors[field] = [managedMessage(field, backend.label)];
-      }
-    }
+    const errors = backend ? managedChanges(user, withNormalizedName(given), backend) : {};
     if (Object.keys(errors).length) throw new FieldErrors(errors);
   }
 
@@ -286,7 +275,7 @@ export class UsersService {
     const hash = await this.hasher.hash(password ?? generated!);
     const now = this.clock.now();
     try {
-      await this.users.insert({
+      await this.insertWithHistory({
         username, usernameFolded: foldUsername(username), password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
         isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null,
       });
@@ -296,5 +285,14 @@ export class UsersService {
       throw err;
     }
     return { created: true, generatedPassword: generated };
+  }
+
+  /** A new user; a local one with its password's first history row (SPEC §22), in one transaction. */
+  private insertWithHistory(values: UserValues): Promise<number> {
+    return this.transactions.run(async (manager) => {
+      const id = await this.users.insert(values, manager);
+      if (!values.externalAccount) await this.history.record(manager, id, values.password, values.created);
+      return id;
+    });
   }
 }

@@ -2,6 +2,7 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { memberUrl } from './test-db';
 import { stopChild } from './stop-child';
+import { FIXTURE_POLICY_ENV } from './fixture-policy';
 
 const ROOT = join(__dirname, '..', '..', '..');
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -23,7 +24,7 @@ export function spawnService(
   // onOutput: sees everything written so far at each chunk, before listening (a test acting on what a start says).
   const [command, args] = opts.mergeOutput ? ['/bin/sh', ['-c', 'exec "$0" "$1" 2>&1', process.execPath, MAIN]] : [process.execPath, [MAIN]];
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...FIXTURE_POLICY_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -57,7 +58,7 @@ export function spawnService(
 /** Runs a management command to completion. */
 export function runManage(args: string[], env: Record<string, string>, input?: string) {
   const result = spawnSync(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...FIXTURE_POLICY_ENV, ...env },
     encoding: 'utf8',
     input,
     timeout: 60000,

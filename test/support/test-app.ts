@@ -14,6 +14,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { UsersService } from '../../src/users/users.service';
 import { createTestDatabase, TestDatabase } from './test-db';
 import { NO_REQUEST } from '../../src/common/request-context';
+import { FIXTURE_POLICY_ENV } from './fixture-policy';
 
 export const ADMIN_PASSWORD = 'Adm1n-test-password!';
 
@@ -56,15 +57,17 @@ logSink.write = (line: string) => {
 /**
  * `port`: listen there instead of on a free port the system picks (a browser test whose PUBLIC_URL must name
  * the real port, as WebAuthn's origin check does). `imports`: modules beside AppModule (a login method that
- * only the test suite defines, as a team extending the service would add its own).
+ * only the test suite defines, as a team extending the service would add its own). `passwordPolicy: 'spec'`: the
+ * password policy's own defaults, without the fixtures' exception (fixture-policy.ts).
  */
-export async function startTestApp(opts: { env?: Record<string, string>; db?: TestDatabase; port?: number; imports?: Type[] } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { env?: Record<string, string>; db?: TestDatabase; port?: number; imports?: Type[]; passwordPolicy?: 'spec' } = {}): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
   const config = loadAppConfig({
     DATA_DIR: db.dataDir,
     DATABASE_URL: db.url,
     SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz',
     PUBLIC_URL: 'http://127.0.0.1',
+    ...(opts.passwordPolicy === 'spec' ? {} : FIXTURE_POLICY_ENV),
     ...opts.env,
   } as NodeJS.ProcessEnv);
   const clock = new ManualClock();
