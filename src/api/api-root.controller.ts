@@ -25,6 +25,10 @@ export class ApiRootController {
       current_version: '/api/v2/',
       available_versions: { v2: '/api/v2/' },
       login_redirect_override: this.settings.get('LOGIN_REDIRECT_OVERRIDE'),
+      // SPEC §22: what a UI shows before anyone logs in.
+      custom_logo: this.settings.get<string>('CUSTOM_LOGO'),
+      custom_login_info: this.settings.get<string>('CUSTOM_LOGIN_INFO'),
+      login_consent_required: this.settings.get<boolean>('LOGIN_CONSENT_REQUIRED'),
     };
     if (this.config.oauth2ProviderEnabled) out.oauth2 = '/api/o/';
     return out;

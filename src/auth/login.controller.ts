@@ -4,7 +4,6 @@ import { clientIp } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
-import { LoginProviders } from '../common/login-providers';
 import { LogoutRedirects } from '../common/logout-redirects';
 import { Public } from '../common/public.decorator';
 import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
@@ -14,7 +13,9 @@ import type { PasswordProof } from '../users/password-check.service';
 import { authenticateWith } from '../common/authenticator';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
-import { sendLoginPage } from './login-page';
+import { CONSENT_ACCEPTED, CONSENT_FIELD, CONSENT_MISSING } from './login-page';
+import { LoginPages } from './login-pages';
+import { SettingsService } from '../settings/settings.service';
 import { safeNext } from '../common/safe-redirect';
 import { LOGIN_FAILED, loginTarget } from './login-outcome';
 import { SecondStep } from './second-step.service';
@@ -32,7 +33,8 @@ export class LoginController {
     private readonly sessionLogin: SessionLogin,
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
-    private readonly providers: LoginProviders,
+    private readonly pages: LoginPages,
+    private readonly settings: SettingsService,
     private readonly logoutRedirects: LogoutRedirects,
     private readonly secondStep: SecondStep,
   ) {}
@@ -41,12 +43,11 @@ export class LoginController {
   @Get('login')
   async form(@Req() req: Request, @Res() res: Response) {
     if (!acceptsHtml(req)) return res.code(406).send();
-    const token = this.csrf.ensureCookie(req, res);
     const query = req.query as Record<string, unknown>;
     const message =
-      (await this.endedSessionMessage(req)) ?? reasonFromQuery(query.reason) ?? this.providers.errorMessage(query.sso_error);
+      (await this.endedSessionMessage(req)) ?? reasonFromQuery(query.reason) ?? this.pages.errorMessage(query.sso_error);
     const next = typeof query.next === 'string' ? query.next : '';
-    sendLoginPage(res, 200, { csrfToken: token, next, message, providers: this.providers.list() });
+    this.pages.send(req, res, 200, { next, message });
   }
 
   @Public()
@@ -56,6 +57,10 @@ export class LoginController {
     this.csrf.enforce(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = typeof body.next === 'string' ? body.next : '';
+    // SPEC §22's click-through, before any password is read: nothing counted, nothing recorded.
+    if (this.settings.get<boolean>('LOGIN_CONSENT_REQUIRED') && body[CONSENT_FIELD] !== CONSENT_ACCEPTED) {
+      return this.pages.send(req, res, 400, { next, message: CONSENT_MISSING });
+    }
     let proof: PasswordProof;
     try {
       // passport-local (LocalStrategy): no field, or a field that is not text, is no credential: a wrong password.
@@ -63,8 +68,7 @@ export class LoginController {
       proof = (await authenticateWith<PasswordProof>(['local'], req, res)) ?? failed();
     } catch (err) {
       if (!(err instanceof AuthError) && !(err instanceof Throttled) && !(err instanceof ServiceUnavailable)) throw err;
-      const again = (status: number, message: string) =>
-        sendLoginPage(res, status, { csrfToken: this.csrf.ensureCookie(req, res), next, message, providers: this.providers.list() });
+      const again = (status: number, message: string) => this.pages.send(req, res, status, { next, message });
       // A directory that cannot be reached (SPEC §14): the page again, its detail in the alert, 503.
       if (err instanceof ServiceUnavailable) return again(503, err.detail);
       if (err instanceof Throttled) {

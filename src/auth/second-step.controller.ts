@@ -3,7 +3,6 @@ import { CreatesSession } from '../sessions/session-limit.interceptor';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { BadRequest, Throttled } from '../common/errors';
-import { LoginProviders } from '../common/login-providers';
 import { Public } from '../common/public.decorator';
 import { traceOf } from '../common/request-context';
 import { CodeThrottle } from '../mfa/code-throttle';
@@ -14,7 +13,7 @@ import { CsrfService } from '../sessions/csrf.service';
 import { AccountPolicy } from '../users/account-policy';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-import { sendLoginPage } from './login-page';
+import { LoginPages } from './login-pages';
 import { loginTarget } from './login-outcome';
 import { renderRecoveryCodesPage } from './second-step-pages';
 import { PENDING_COOKIE, SecondStep, send } from './second-step.service';
@@ -39,7 +38,7 @@ export class SecondStepController {
     private readonly users: UsersService,
     private readonly policy: AccountPolicy,
     private readonly codes: CodeThrottle,
-    private readonly providers: LoginProviders,
+    private readonly pages: LoginPages,
   ) {}
 
   @Public()
@@ -98,13 +97,13 @@ export class SecondStepController {
     } catch (err) {
       if (!(err instanceof Throttled)) throw err;
       res.header('Retry-After', String(err.retryAfter));
-      sendLoginPage(res, 429, { csrfToken: this.csrf.ensureCookie(req, res), next: '', message: err.detail, providers: this.providers.list() });
+      this.pages.send(req, res, 429, { next: '', message: err.detail });
       return undefined;
     }
   }
 
   private expired(req: Request, res: Response, next: string): void {
-    sendLoginPage(res, 401, { csrfToken: this.csrf.ensureCookie(req, res), next, message: EXPIRED, providers: this.providers.list() });
+    this.pages.send(req, res, 401, { next, message: EXPIRED });
   }
 }
 

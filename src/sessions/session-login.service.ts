@@ -10,6 +10,7 @@ import { Session } from './session.entity';
 import { limitsOf } from './session-limit.interceptor';
 import { ResolvedSession, SessionsService } from './sessions.service';
 import { traceOf } from '../common/request-context';
+import { SettingsService } from '../settings/settings.service';
 
 /**
  * Logs a user in on this browser exactly as every login path must (SPEC §2, §7): the form login and
@@ -28,6 +29,7 @@ export class SessionLogin {
     private readonly csrf: CsrfService,
     private readonly users: UsersService,
     private readonly metrics: AuthMetrics,
+    private readonly settings: SettingsService,
   ) {}
 
   /** `secondStep`: the login has just completed its second step (SPEC §16). */
@@ -40,7 +42,9 @@ export class SessionLogin {
     this.cookies.writeLogin(res, user);
     this.csrf.ensureCookie(req, res, true);
     this.metrics.logins.inc({ method, outcome: 'success' });
-    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id, ...trace });
+    // Every path here is interactive (form, second step, SSO), and each refused a start without the tick (SPEC §22).
+    const consent = this.settings.get<boolean>('LOGIN_CONSENT_REQUIRED') ? { consent: 'accepted' } : {};
+    this.logger.log({ event: 'login', outcome: 'success', method, user_id: user.id, username: user.username, client_ip: clientIp(req), session_id: created.session.id, ...consent, ...trace });
     return created.session;
   }
 

@@ -7,6 +7,7 @@ import { ErrorTree, FieldErrors, NotFound } from '../common/errors';
 import { SecretBox } from '../common/secret-box';
 import { validateValue } from '../common/validation';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
+import { UI, UI_SETTINGS, consentNeedsNotice } from './ui-settings';
 import { ENCRYPTED_PLACEHOLDER, SettingDefinition } from './setting-definition';
 import { Setting } from './setting.entity';
 import { NO_REQUEST, RequestTrace } from '../common/request-context';
@@ -37,7 +38,7 @@ export class SettingsService implements OnModuleInit {
   private readonly definitions = new Map<string, SettingDefinition>();
   private readonly envDefaults = new Map<string, unknown>();
   private readonly checks = new Map<string, CategoryCheck[]>();
-  private readonly labels = new Map<string, string>([[ALL_SETTINGS, 'All'], ['authentication', 'Authentication']]);
+  private readonly labels = new Map<string, string>([[ALL_SETTINGS, 'All'], ['authentication', 'Authentication'], [UI, 'UI']]);
   private readonly derivations = new Map<string, CategoryDerivation[]>();
   private readonly remoteMethods: (() => boolean)[] = [];
   private stored = new Map<string, unknown>();
@@ -52,7 +53,8 @@ export class SettingsService implements OnModuleInit {
   ) {
     this.box = new SecretBox(config.secretKey);
     this.env = config.settingsEnv;
-    this.register(AUTHENTICATION_SETTINGS);
+    for (const definitions of [AUTHENTICATION_SETTINGS, UI_SETTINGS]) this.register(definitions);
+    this.addCheck(UI, consentNeedsNotice);
     this.addCheck('authentication', (next) => {
       if (next.DISABLE_LOCAL_AUTH === true && !this.remoteAuthConfigured()) {
         return { DISABLE_LOCAL_AUTH: ['There are no remote authentication systems configured.'] };

@@ -10,6 +10,7 @@ import { RequestTrace, traceOf } from '../common/request-context';
 import { safeNext } from '../common/safe-redirect';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SessionLogin } from '../sessions/session-login.service';
+import { SettingsService } from '../settings/settings.service';
 import { SamlLogin } from './saml/saml-login.service';
 import type { SamlBinding } from './saml/saml-logout.service';
 import { LOGGED_OUT_PAGE, SamlLogoutAnswer, SingleLogout } from './single-logout.service';
@@ -38,6 +39,7 @@ export class SsoController {
     private readonly methods: SsoMethods,
     private readonly sessionLogin: SessionLogin,
     private readonly metrics: AuthMetrics,
+    private readonly settings: SettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -59,6 +61,10 @@ export class SsoController {
   async login(@Param('kind') kind: string, @Req() req: Request, @Res() res: Response) {
     const protocol = this.protocol(kind);
     const attempt = this.attempt(protocol.kind, req.query.idp, req.query.next);
+    // SPEC §22: under the click-through only the login page's ticked entry starts a login; never the provider first.
+    if (this.settings.get<boolean>('LOGIN_CONSENT_REQUIRED') && req.query.consent !== 'accepted') {
+      return redirect(res, attempt.next ? `/api/login/?${new URLSearchParams({ next: attempt.next }).toString()}` : '/api/login/');
+    }
     try {
       redirect(res, await protocol.start(attempt, req, res, traceOf(req)));
     } catch (err) {

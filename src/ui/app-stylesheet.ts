@@ -84,6 +84,13 @@ button:disabled { opacity: .6; cursor: default; }
 .sso h2 { font-size: 1rem; color: var(--muted); text-align: center; }
 .sso ul { list-style: none; margin: 0; padding: 0; display: grid; gap: .5rem; }
 .sso .button { display: block; color: var(--accent); background: var(--paper); }
+.sso .button[aria-disabled=true] { opacity: .6; cursor: default; }
+/* SPEC §22: the notice as typed, line breaks kept; the logo above the title; the click-through's box */
+.login-logo { display: block; max-width: 100%; max-height: 6rem; margin: 0 auto 1rem; }
+.login-notice { margin: 0 0 1rem; padding: .75rem 1rem; border: 1px solid var(--line); border-radius: var(--radius); max-height: 40vh; overflow: auto; }
+.login-notice p { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.login-consent { display: flex; gap: .5rem; align-items: center; margin: 0 0 .75rem; }
+.login-consent label { margin: 0; }
 
 /* Profile */
 .topbar {

@@ -26,12 +26,12 @@ export async function submitLoginForm(
   t: TestApp,
   username: string,
   password: string,
-  opts: { agent?: Agent; headers?: Record<string, string>; next?: string } = {},
+  opts: { agent?: Agent; headers?: Record<string, string>; next?: string; fields?: Record<string, string> } = {},
 ): Promise<{ agent: Agent; response: request.Response }> {
   const agent = opts.agent ?? t.agent();
   const page = await agent.get('/api/login/').set(opts.headers ?? {}).expect(200);
   const csrf = cookieValue(page.headers['set-cookie'], 'csrftoken') ?? (await currentCsrf(agent, t));
-  const form: Record<string, string> = { username, password };
+  const form: Record<string, string> = { username, password, ...opts.fields };
   if (opts.next) form.next = opts.next;
   const response = await agent
     .post('/api/login/')
@@ -48,7 +48,7 @@ export async function browserLogin(
   t: TestApp,
   username: string,
   password: string,
-  opts: { agent?: Agent; headers?: Record<string, string>; next?: string } = {},
+  opts: { agent?: Agent; headers?: Record<string, string>; next?: string; fields?: Record<string, string> } = {},
 ): Promise<LoggedIn> {
   const { agent, response } = await submitLoginForm(t, username, password, opts);
   if (response.status !== 302) throw new Error(`login failed: ${response.status} ${response.text.slice(0, 200)}`);
