@@ -190,6 +190,21 @@ describe('lockout with unlock (SPEC §22)', () => {
     await me('root2', 'Root2-pass-1', '203.0.113.11').expect(429);
   });
 
+  it('one pair whatever the case of the name (Alice, ALICE, aLice), shown in its first failure\'s spelling', async () => {
+    await setDuration(0).expect(200);
+    for (const spelling of ['Alice', 'ALICE', 'aLice', 'alice', 'ALICE']) await me(spelling, 'wrong-password', '203.0.113.12').expect(401);
+    await me('alice', 'Alice-pass-1', '203.0.113.12').expect(429);
+    const listed = (await locks('?ip_address=203.0.113.12').expect(200)).body;
+    assert.equal(listed.count, 1);
+    assert.equal(listed.results[0].username, 'Alice');
+    assert.equal(listed.results[0].user, aliceId);
+    assert.equal(listed.results[0].failures, 5);
+    await me('alice', 'Alice-pass-1', '203.0.113.13').expect(200);
+    const run = manage(['unlock_user', '--user', 'ALICE', '--address', '203.0.113.12']);
+    assert.equal(run.stdout.trim(), 'Unlocked 1 address(es) for ALICE.', run.stderr);
+    await me('alice', 'Alice-pass-1', '203.0.113.12').expect(200);
+  });
+
   it('lists only password pairs: the root of the API names the list', async () => {
     const root = await t.http().get('/api/v2/').expect(200);
     assert.equal(root.body.login_locks, '/api/v2/login_locks/');

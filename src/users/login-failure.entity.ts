@@ -1,14 +1,14 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
-/** Password attempts of one (username, client address) pair in the current window (SPEC §12). */
+/** Password attempts of one (username, client address) pair in the current window (SPEC §12), and its lock (§22). */
 @Entity({ name: 'login_failure' })
-@Index(['username', 'clientIp'], { unique: true })
+@Index('UQ_login_failure_pair_folded', ['usernameFolded', 'clientIp'], { unique: true })
 @Index('IDX_login_failure_window', ['windowStart'])
-@Index('IDX_login_failure_folded', ['usernameFolded'])
 export class LoginFailure {
   @PrimaryGeneratedColumn()
   id: number;
 
+  /** The spelling of the window's first attempt (SPEC §22: what `login_locks` shows). */
   @Column({ type: 'varchar', length: 150 })
   username: string;
 
@@ -26,7 +26,7 @@ export class LoginFailure {
   @Column({ name: 'window_start', type: 'datetime', precision: 3 })
   windowStart: Date;
 
-  /** The name as §20 compares names (usernames.ts `foldUsername`): how a pair finds its user. */
+  /** The name as §20 compares names (usernames.ts `foldUsername`): the pair's key, and how it finds its user. */
   @Column({ name: 'username_folded', type: 'varchar', length: 600, nullable: true })
   usernameFolded: string | null;
 

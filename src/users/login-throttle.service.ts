@@ -80,7 +80,7 @@ export class LoginThrottle {
 
   /** Counts an attempt before its password is checked; throws Throttled when the pair has no attempts left. */
   private async reserve(username: string, clientIp: string, lockable: boolean): Promise<Reservation> {
-    const key: NewPair = { ...pairKey(username, clientIp), usernameFolded: foldUsername(username), lockable };
+    const key: NewPair = { ...pairKey(username, clientIp), lockable };
     const started = Date.now();
     for (;;) {
       const now = this.clock.now();
@@ -192,7 +192,7 @@ export class LoginThrottle {
           const row = await this.repository.lockThrottle(manager, key);
           if (!row) return { id: await this.repository.insertThrottle(manager, key, now), windowStart: now, failuresBefore: 0, username, lockable };
           if (this.lockEnded(row, now)) {
-            await this.repository.restartWindow(manager, row.id, now, lockable);
+            await this.repository.restartWindow(manager, row.id, now, key);
             return { id: row.id, windowStart: now, failuresBefore: 0, username, lockable };
           }
           if (row.failures + row.pending >= this.allowed()) return null;
@@ -227,6 +227,8 @@ export class LoginThrottle {
   }
 }
 
+/** A counter's key: the name as typed and as §20 compares it (SPEC §22: one pair whatever the case). */
 export function pairKey(username: string, clientIp: string): Pair {
-  return { username: username.slice(0, 150), clientIp: clientIp.slice(0, 45) };
+  const typed = username.slice(0, 150);
+  return { username: typed, usernameFolded: foldUsername(typed), clientIp: clientIp.slice(0, 45) };
 }

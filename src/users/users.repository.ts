@@ -19,15 +19,18 @@ export interface ThrottleRow {
   lockedIndefinitely: boolean;
 }
 
-/** The pair a throttle counter belongs to. */
+/**
+ * The pair a throttle counter belongs to: the name as typed (the spelling a new counter keeps) and as §20
+ * compares names (`usernameFolded`, the key: `Alice` and `ALICE` from one address are one pair, SPEC §22).
+ */
 export interface Pair {
   username: string;
+  usernameFolded: string;
   clientIp: string;
 }
 
-/** The counter a new pair starts: its name as §20 compares names, and whether it is a §12 password pair. */
+/** The counter an attempt is counted in, and whether it is a §12 password pair (SPEC §22: the ones that lock). */
 export interface NewPair extends Pair {
-  usernameFolded: string;
   lockable: boolean;
 }
 
@@ -159,8 +162,8 @@ export class UsersRepository {
     const p = this.prepared;
     this.credentialSql ??=
       `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start, f.locked_until, f.locked_indefinitely ` +
-      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username = ? AND f.client_ip = ? WHERE u.username = ?`;
-    return andThen(p.first(this.credentialSql, [pair.username, pair.clientIp, username]), (row) => {
+      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username_folded = ? AND f.client_ip = ? WHERE u.username = ?`;
+    return andThen(p.first(this.credentialSql, [pair.usernameFolded, pair.clientIp, username]), (row) => {
       if (!row) return null;
       const at = p.width(User); // the throttle row's columns (THROTTLE_COLUMNS) follow the user's
       const [id, failures, pending, window_start, locked_until, locked_indefinitely] = row.slice(at, at + 6);
@@ -170,7 +173,7 @@ export class UsersRepository {
   }
 
   async findThrottle(pair: Pair): Promise<ThrottleRow | null> {
-    const [row] = await this.prepared.rows(`SELECT ${THROTTLE_COLUMNS} FROM login_failure WHERE username = ? AND client_ip = ?`, [pair.username, pair.clientIp]);
+    const [row] = await this.prepared.rows(`SELECT ${THROTTLE_COLUMNS} FROM login_failure WHERE username_folded = ? AND client_ip = ?`, [pair.usernameFolded, pair.clientIp]);
     return row ? throttleRow(row) : null;
   }
 
@@ -184,21 +187,22 @@ export class UsersRepository {
     const ended = [p.date(expired), p.date(now)];
     const [row] = await p.rows(
       'INSERT INTO login_failure (username, client_ip, username_folded, lockable, failures, pending, window_start, locked_indefinitely) VALUES (?, ?, ?, ?, 0, 1, ?, 0) ' +
-        'ON CONFLICT (username, client_ip) DO UPDATE SET ' +
+        'ON CONFLICT (username_folded, client_ip) DO UPDATE SET ' +
+        `username = CASE WHEN ${LOCK_ENDED} THEN excluded.username ELSE username END, ` +
         `failures = CASE WHEN ${LOCK_ENDED} THEN 0 ELSE failures END, ` +
         `pending = CASE WHEN ${LOCK_ENDED} THEN 1 ELSE pending + 1 END, ` +
         `window_start = CASE WHEN ${LOCK_ENDED} THEN excluded.window_start ELSE window_start END, ` +
         `locked_until = CASE WHEN ${LOCK_ENDED} THEN NULL ELSE locked_until END, ` +
         `lockable = excluded.lockable ` +
         `WHERE ${LOCK_ENDED} OR failures + pending < ? RETURNING ${THROTTLE_COLUMNS}`,
-      [pair.username, pair.clientIp, pair.usernameFolded, pair.lockable ? 1 : 0, p.date(now), ...ended, ...ended, ...ended, ...ended, ...ended, allowed],
+      [pair.username, pair.clientIp, pair.usernameFolded, pair.lockable ? 1 : 0, p.date(now), ...ended, ...ended, ...ended, ...ended, ...ended, ...ended, allowed],
     );
     return row ? throttleRow(row) : null;
   }
 
   /** MySQL: the pair's counter, locked for the rest of the caller's transaction. */
   async lockThrottle(manager: EntityManager, pair: Pair): Promise<ThrottleRow | null> {
-    const [found] = (await manager.query(`SELECT ${THROTTLE_COLUMNS} FROM login_failure WHERE username = ? AND client_ip = ? FOR UPDATE`, [pair.username, pair.clientIp])) as Record<string, unknown>[];
+    const [found] = (await manager.query(`SELECT ${THROTTLE_COLUMNS} FROM login_failure WHERE username_folded = ? AND client_ip = ? FOR UPDATE`, [pair.usernameFolded, pair.clientIp])) as Record<string, unknown>[];
     return found ? throttleRow(found) : null;
   }
 
@@ -206,9 +210,10 @@ export class UsersRepository {
     return (await manager.insert(LoginFailure, { ...pair, failures: 0, pending: 1, windowStart: now })).identifiers[0].id as number;
   }
 
-  /** A new window: the old one passed, or its lock ended by itself. */
-  async restartWindow(manager: EntityManager, id: number, now: Date, lockable: boolean): Promise<void> {
-    await manager.update(LoginFailure, { id }, { failures: 0, pending: 1, windowStart: now, lockedUntil: null, lockedIndefinitely: false, lockable });
+  /** A new window, in this attempt's spelling: the old one passed, or its lock ended by itself. */
+  async restartWindow(manager: EntityManager, id: number, now: Date, pair: NewPair): Promise<void> {
+    const { username, lockable } = pair;
+    await manager.update(LoginFailure, { id }, { username, failures: 0, pending: 1, windowStart: now, lockedUntil: null, lockedIndefinitely: false, lockable });
   }
 
   async addPending(manager: EntityManager, id: number): Promise<void> {
