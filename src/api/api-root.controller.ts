@@ -42,6 +42,7 @@ export class ApiRootController {
       auth: '/api/v2/auth/',
       me: '/api/v2/me/',
       users: '/api/v2/users/',
+      login_locks: '/api/v2/login_locks/',
       settings: '/api/v2/settings/',
       metrics: '/api/v2/metrics/',
       hosts: '/api/v2/hosts/',

@@ -72,7 +72,7 @@ export class LoginController {
       // A directory that cannot be reached (SPEC §14): the page again, its detail in the alert, 503.
       if (err instanceof ServiceUnavailable) return again(503, err.detail);
       if (err instanceof Throttled) {
-        res.header('Retry-After', String(err.retryAfter));
+        if (err.retryAfter !== null) res.header('Retry-After', String(err.retryAfter));
         return again(429, err.detail);
       }
       return again(401, err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED);

@@ -96,7 +96,7 @@ export class SecondStepController {
       return await this.codes.check(user, stage, traceOf(req), attempt);
     } catch (err) {
       if (!(err instanceof Throttled)) throw err;
-      res.header('Retry-After', String(err.retryAfter));
+      if (err.retryAfter !== null) res.header('Retry-After', String(err.retryAfter));
       this.pages.send(req, res, 429, { next: '', message: err.detail });
       return undefined;
     }

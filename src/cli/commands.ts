@@ -49,6 +49,15 @@ export const COMMANDS: CommandDefinition[] = [
     implementation: () => users().EnableLocalAuthenticationCommand,
   },
   {
+    name: 'unlock_user',
+    description: "Unlock a user's login locks (SPEC §22): every address, or one",
+    options: [
+      { flags: '--user <username>', description: 'the name as logins type it (a user, or a directory name that a lock holds)' },
+      { flags: '--address <ip>', description: 'only the lock of this client address' },
+    ],
+    implementation: () => users().UnlockUserCommand,
+  },
+  {
     name: 'reset_mfa',
     description: "Remove every second factor of a user (authenticator app, security keys, recovery codes)",
     options: [{ flags: '--user <username>', description: 'the user locked out of their factors' }],

@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CommandRunner } from './command-layer';
 import { errorMessages, FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
+import { LoginLocksService } from '../users/login-locks.service';
 import { UsersService } from '../users/users.service';
 import { CommandError, passwordFrom, userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
@@ -63,5 +64,28 @@ export class EnableLocalAuthenticationCommand extends CommandRunner {
     // The escape hatch after a lock-out: written directly, without the API's "remote auth configured" check.
     await this.settings.store('DISABLE_LOCAL_AUTH', !!options.disable, 'manage', NO_REQUEST);
     console.log(`Local authentication ${options.enable ? 'enabled' : 'disabled'}.`);
+  }
+}
+
+/**
+ * `unlock_user --user U [--address IP]` (SPEC §22): every pair of U's name as the throttle reads it, or the
+ * one from IP, unlocked and reset. A name no user holds but a pair does (a directory person who never logged
+ * in) is unlocked the same way; a name neither holds is an error.
+ */
+@Injectable()
+export class UnlockUserCommand extends CommandRunner {
+  constructor(
+    private readonly users: UsersService,
+    private readonly locks: LoginLocksService,
+  ) {
+    super();
+  }
+
+  async run(_: string[], options: { user?: string; address?: string }): Promise<void> {
+    if (!options.user) throw new CommandError('--user is required.');
+    const known = !!(await this.users.findByUsernameIgnoringCase(options.user));
+    const unlocked = await this.locks.unlockName(options.user, known, 'manage', NO_REQUEST, options.address);
+    if (unlocked === null) throw new CommandError(`No user or login lock has the name '${options.user}'.`);
+    console.log(`Unlocked ${unlocked} address(es) for ${options.user}.`);
   }
 }

@@ -122,13 +122,19 @@ export class NotFound extends DomainError {
   }
 }
 
-/** Too many failed password attempts for one (username, address) pair (SPEC §12), or wrong codes of one user (§16). */
+/** SPEC §22: a pair locked with LOGIN_LOCKOUT_DURATION -1 ends only when an administrator unlocks it. */
+export const LOCKED_UNTIL_UNLOCKED = 'Too many failed login attempts. Ask an administrator to unlock this account.';
+
+/**
+ * Too many failed password attempts for one (username, address) pair (SPEC §12, §22), or wrong codes of one
+ * user (§16). `retryAfter` null: locked until an administrator unlocks it (no `Retry-After`, no time to wait).
+ */
 export class Throttled extends DomainError {
   constructor(
-    readonly retryAfter: number,
+    readonly retryAfter: number | null,
     what = 'failed login attempts',
   ) {
-    super('throttled', `Too many ${what}. Try again in ${retryAfter} seconds.`);
+    super('throttled', retryAfter === null ? LOCKED_UNTIL_UNLOCKED : `Too many ${what}. Try again in ${retryAfter} seconds.`);
   }
 }
 

@@ -41,7 +41,7 @@ export function httpAnswer(error: unknown, oauth2Enabled: boolean): HttpAnswer |
     const headers: Record<string, string> = {};
     if (status === 401) headers['WWW-Authenticate'] = challenge(error, oauth2Enabled);
     if (error.code === 'insufficient_scope') headers['WWW-Authenticate'] = 'Bearer realm="api", error="insufficient_scope", scope="write"';
-    if (error instanceof Throttled) headers['Retry-After'] = String(error.retryAfter);
+    if (error instanceof Throttled && error.retryAfter !== null) headers['Retry-After'] = String(error.retryAfter);
     return { status, headers, body: error.body() };
   }
   if (error instanceof HttpException) {

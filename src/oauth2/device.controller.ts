@@ -84,7 +84,7 @@ export class DeviceController {
       lookup = await this.deviceCodes.lookUp(typed, user.user.id, clientIp(req), traceOf(req));
     } catch (err) {
       if (!(err instanceof Throttled)) throw err;
-      res.header('Retry-After', String(err.retryAfter));
+      if (err.retryAfter !== null) res.header('Retry-After', String(err.retryAfter));
       return this.page(res, 429, { csrfToken, userCode: typed, message: `Too many wrong codes. Try again in ${err.retryAfter} seconds.` });
     }
     const application = 'code' in lookup ? await this.applications.findById(lookup.code.applicationId) : null;

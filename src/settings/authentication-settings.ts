@@ -26,6 +26,9 @@ const oauth2Provider = z.strictObject({
   AUTHORIZATION_CODE_EXPIRE_SECONDS: lifetime('AUTHORIZATION_CODE_EXPIRE_SECONDS'),
 });
 
+/** SPEC §22's lockout: 0, -1, or 60 seconds to a year. */
+const lockoutDuration = integer(-1, 31536000).refine((n) => n === 0 || n === -1 || n >= 60, 'Use 0 (until the failure window ends), -1 (until an administrator unlocks it), or 60 to 31536000 seconds.');
+
 /** -1 (no limit) or at least 1: a limit of 0 would end every session, the new one included. */
 export const sessionLimit = integer(-1).refine((n) => n !== 0, 'Use -1 for no limit, or a value of at least 1.');
 
@@ -99,6 +102,8 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'LOCAL_PASSWORD_DENY_USERNAME', category: AUTH, default: true, schema: bool },
   { key: 'LOGIN_FAILURES_ALLOWED', category: AUTH, default: 5, schema: integer(1, 1000000) },
   { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, schema: integer(1, 31536000) },
+  // SPEC §22: 0 = locked until the window ends (§12), N = N seconds from the locking failure, -1 = until unlocked.
+  { key: 'LOGIN_LOCKOUT_DURATION', category: AUTH, default: 0, schema: lockoutDuration },
   { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
   // SPEC §15: a cap over every access token issued (0: none), and how long before expiry a token is "expiring soon".
   { key: 'TOKEN_MAX_LIFETIME_SECONDS', category: AUTH, default: 0, schema: integer(0, OAUTH2_LIFETIME_MAX) },
@@ -134,6 +139,7 @@ export interface AuthenticationSettings {
   LOCAL_PASSWORD_DENY_USERNAME: boolean;
   LOGIN_FAILURES_ALLOWED: number;
   LOGIN_FAILURE_WINDOW: number;
+  LOGIN_LOCKOUT_DURATION: number;
   ALLOW_METRICS_FOR_ANONYMOUS_USERS: boolean;
   TOKEN_MAX_LIFETIME_SECONDS: number;
   TOKEN_EXPIRY_WARNING_SECONDS: number;

@@ -159,7 +159,7 @@ export class LocalCredentialsService {
 
   /** The throttle's counter of an attempt: the typed name from the client's address (SPEC §12). */
   private pairOf(attempt: Attempt): ThrottledCheck {
-    return { pairs: [[attempt.username, attempt.clientIp]], rightForgives: true };
+    return { pairs: [[attempt.username, attempt.clientIp]], rightForgives: true, locks: true };
   }
 
   private async askBackends(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[]): Promise<BackendOutcome> {

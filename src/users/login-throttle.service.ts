@@ -6,7 +6,9 @@ import { Throttled } from '../common/errors';
 import { isUniqueViolation } from '../database/errors';
 import { Transactions } from '../database/transactions';
 import { SettingsService } from '../settings/settings.service';
-import { Pair, ThrottleRow, UsersRepository } from './users.repository';
+import { LoginLocksRepository } from './login-locks.repository';
+import { foldUsername } from './usernames';
+import { LockTerms, NewPair, Pair, ThrottleRow, UsersRepository } from './users.repository';
 
 export type { ThrottleRow };
 
@@ -16,6 +18,9 @@ export interface Reservation {
   windowStart: Date;
   /** Failures of the window when this attempt was counted: what its success forgives. */
   failuresBefore: number;
+  /** The pair's typed name, and whether it is a §12 password pair, which locks (SPEC §22). */
+  username: string;
+  lockable: boolean;
 }
 
 /** What a throttled check made of the secret it was given. */
@@ -29,6 +34,8 @@ export type Verdict = 'right' | 'wrong';
 export interface ThrottledCheck {
   pairs: [name: string, clientIp: string][];
   rightForgives: boolean;
+  /** SPEC §22: the pairs are §12's password pairs, which lock on LOGIN_LOCKOUT_DURATION's terms and are listed. */
+  locks?: boolean;
 }
 
 /**
@@ -68,11 +75,12 @@ export class LoginThrottle {
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    private readonly locks: LoginLocksRepository,
   ) {}
 
   /** Counts an attempt before its password is checked; throws Throttled when the pair has no attempts left. */
-  private async reserve(username: string, clientIp: string): Promise<Reservation> {
-    const key = pairKey(username, clientIp);
+  private async reserve(username: string, clientIp: string, lockable: boolean): Promise<Reservation> {
+    const key: NewPair = { ...pairKey(username, clientIp), lockable };
     const started = Date.now();
     for (;;) {
       const now = this.clock.now();
@@ -82,7 +90,7 @@ export class LoginThrottle {
       const row = await this.repository.findThrottle(key);
       // Full with failures: refused. Full only with attempts in flight: wait for their verdicts.
       if (!row || row.failures >= this.allowed() || Date.now() - started > WAIT_MS) {
-        throw this.refusal(row ?? { id: 0, failures: 0, pending: 0, windowStart: now });
+        throw this.refusal(row ?? { id: 0, failures: 0, pending: 0, windowStart: now, lockedUntil: null, lockedIndefinitely: false });
       }
       await sleep(POLL_MS);
     }
@@ -98,7 +106,7 @@ export class LoginThrottle {
   async attempt<T>(check: ThrottledCheck, run: () => Promise<T>, judge: (result: T) => Verdict): Promise<T> {
     const reservations: Reservation[] = [];
     try {
-      for (const [name, clientIp] of check.pairs) reservations.push(await this.reserve(name, clientIp));
+      for (const [name, clientIp] of check.pairs) reservations.push(await this.reserve(name, clientIp, !!check.locks));
     } catch (err) {
       await Promise.all(reservations.map((r) => this.release(r)));
       throw err;
@@ -116,9 +124,27 @@ export class LoginThrottle {
     }
   }
 
-  /** The password was wrong: the attempt becomes a failure of its window. */
-  private failed(reservation: Reservation): Promise<void> {
-    return this.repository.recordFailure(reservation.id);
+  /** The password was wrong: the attempt becomes a failure of its window, and the one that fills it locks the pair. */
+  private async failed(reservation: Reservation): Promise<void> {
+    const now = this.clock.now();
+    await this.repository.recordFailure(reservation.id, now, await this.lockTerms(reservation, now));
+  }
+
+  /**
+   * The lock the pair takes if this failure fills its allowance (SPEC §22), on the LOGIN_LOCKOUT_DURATION in
+   * force now: 0, until its window ends; N, N seconds from now; -1, until an administrator unlocks it. The
+   * break-glass superuser is never locked longer than LOGIN_FAILURE_WINDOW from now (asked only when it could be).
+   */
+  private async lockTerms(reservation: Reservation, now: Date): Promise<LockTerms> {
+    if (!reservation.lockable) return { lockAt: -1, until: null, indefinitely: false };
+    const duration = this.settings.get<number>('LOGIN_LOCKOUT_DURATION');
+    const capped = new Date(now.getTime() + this.windowMs());
+    const terms: LockTerms = { lockAt: this.allowed(), until: null, indefinitely: duration === -1 };
+    if (duration === 0) terms.until = new Date(reservation.windowStart.getTime() + this.windowMs());
+    else if (duration > 0) terms.until = new Date(now.getTime() + duration * 1000);
+    const beyondCap = terms.indefinitely || terms.until!.getTime() > capped.getTime();
+    if (beyondCap && (await this.locks.breakGlassFolded()) === foldUsername(reservation.username)) return { ...terms, until: capped, indefinitely: false };
+    return terms;
   }
 
   /** The password was right: the attempt ends and the failures before it are forgiven (same window only). */
@@ -137,8 +163,8 @@ export class LoginThrottle {
 
   /** For a credential already known good (basic's fast path): refused while the pair is throttled, else the pair is reset. */
   admitKnownGood(row: ThrottleRow | null): Awaitable<void> {
-    if (!row || row.failures <= 0 || this.windowOver(row)) return;
-    if (row.failures >= this.allowed()) throw this.refusal(row);
+    if (!row || row.failures <= 0 || this.lockEnded(row)) return;
+    if (row.failures >= this.allowed() || row.lockedIndefinitely || row.lockedUntil) throw this.refusal(row);
     return this.repository.forgive(row);
   }
 
@@ -147,29 +173,31 @@ export class LoginThrottle {
    * row each, and this keeps the table to the pairs of the current window. One batch per call.
    */
   sweep(): Promise<number> {
-    return this.repository.deleteIdleThrottles(new Date(this.clock.now().getTime() - this.windowMs()));
+    const now = this.clock.now();
+    return this.repository.deleteIdleThrottles(new Date(now.getTime() - this.windowMs()), now);
   }
 
   /** SQLite: one statement, atomic across every process on the file. */
-  private async reserveUpsert(key: Pair, now: Date, expired: Date): Promise<Reservation | null> {
+  private async reserveUpsert(key: NewPair, now: Date, expired: Date): Promise<Reservation | null> {
     const counted = await this.repository.reserveUpsert(key, now, expired, this.allowed());
-    return counted && { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures };
+    return counted && { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures, username: key.username, lockable: key.lockable };
   }
 
   /** MySQL: the pair's row locked for the decision; a first attempt racing another inserts once. */
-  private async reserveLocked(key: Pair, now: Date, expired: Date): Promise<Reservation | null> {
+  private async reserveLocked(key: NewPair, now: Date, expired: Date): Promise<Reservation | null> {
+    const { username, lockable } = key;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.transactions.run(async (manager) => {
           const row = await this.repository.lockThrottle(manager, key);
-          if (!row) return { id: await this.repository.insertThrottle(manager, key, now), windowStart: now, failuresBefore: 0 };
-          if (row.windowStart.getTime() <= expired.getTime()) {
-            await this.repository.restartWindow(manager, row.id, now);
-            return { id: row.id, windowStart: now, failuresBefore: 0 };
+          if (!row) return { id: await this.repository.insertThrottle(manager, key, now), windowStart: now, failuresBefore: 0, username, lockable };
+          if (this.lockEnded(row, now)) {
+            await this.repository.restartWindow(manager, row.id, now, key);
+            return { id: row.id, windowStart: now, failuresBefore: 0, username, lockable };
           }
           if (row.failures + row.pending >= this.allowed()) return null;
           await this.repository.addPending(manager, row.id);
-          return { id: row.id, windowStart: row.windowStart, failuresBefore: row.failures };
+          return { id: row.id, windowStart: row.windowStart, failuresBefore: row.failures, username, lockable };
         });
       } catch (err) {
         if (!isUniqueViolation(err) || attempt >= 3) throw err; // another node inserted the row first: count again
@@ -177,14 +205,17 @@ export class LoginThrottle {
     }
   }
 
-  private windowOver(row: ThrottleRow): boolean {
-    return this.clock.now().getTime() >= row.windowStart.getTime() + this.windowMs();
+  /** users.repository.ts LOCK_ENDED in JS: the pair's lock (or, not locked, its window) has ended by itself. */
+  private lockEnded(row: ThrottleRow, now = this.clock.now()): boolean {
+    if (row.lockedIndefinitely) return false;
+    return now.getTime() >= (row.lockedUntil?.getTime() ?? row.windowStart.getTime() + this.windowMs());
   }
 
   /** The refusal of a throttled pair (logged by the caller, which knows the attempt and its request). */
   private refusal(row: ThrottleRow): Throttled {
-    const windowEnd = row.windowStart.getTime() + this.windowMs();
-    return new Throttled(Math.max(1, Math.ceil((windowEnd - this.clock.now().getTime()) / 1000)));
+    if (row.lockedIndefinitely) return new Throttled(null);
+    const end = row.lockedUntil?.getTime() ?? row.windowStart.getTime() + this.windowMs();
+    return new Throttled(Math.max(1, Math.ceil((end - this.clock.now().getTime()) / 1000)));
   }
 
   private allowed(): number {
@@ -196,6 +227,8 @@ export class LoginThrottle {
   }
 }
 
+/** A counter's key: the name as typed and as §20 compares it (SPEC §22: one pair whatever the case). */
 export function pairKey(username: string, clientIp: string): Pair {
-  return { username: username.slice(0, 150), clientIp: clientIp.slice(0, 45) };
+  const typed = username.slice(0, 150);
+  return { username: typed, usernameFolded: foldUsername(typed), clientIp: clientIp.slice(0, 45) };
 }

@@ -1,18 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { Principal } from '../common/principal';
+import { LoginLocksService } from './login-locks.service';
 import { UserIdentities } from './user-identities';
 import type { User } from './user.entity';
 import { serializeUser } from './user.serializer';
 
 /**
  * §8's user resource as every list of users shows it (`/api/v2/users/`, and the holder lists of SPEC §21):
- * each user with its linked external identities (`auth`), one lookup for the page.
+ * each user with its linked external identities (`auth`) and whether a pair of its name is locked
+ * (`login_locked`, SPEC §22), one lookup each for the page.
  */
 @Injectable()
 export class UserPresenter {
   constructor(
     private readonly identities: UserIdentities,
+    private readonly locks: LoginLocksService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -20,8 +23,10 @@ export class UserPresenter {
     // Only external users have linked identities: a page of local users costs no lookup.
     const external = users.filter((u) => u.externalAccount).map((u) => u.id);
     const auth = external.length ? await this.identities.of(external) : new Map<number, never[]>();
+    // SPEC §22's `login_locked`: one lookup for the page, by the folded names' index.
+    const locked = await this.locks.lockedUsers(users);
     return users.map((u) =>
-      serializeUser(u, { viewer: principal.user as User, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [] }),
+      serializeUser(u, { viewer: principal.user as User, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [], loginLocked: locked.has(u.id) }),
     );
   }
 

@@ -6,6 +6,8 @@ export interface UserView {
   oauth2Enabled: boolean;
   /** Social identities linked to the user (SSO issue fills this). */
   auth?: { provider: string; uid: string }[];
+  /** SPEC §22: a pair of the user's name is locked now. */
+  loginLocked?: boolean;
 }
 
 export function canEditUser(viewer: User, target: User): boolean {
@@ -47,6 +49,7 @@ export function serializeUser(user: User, view: UserView): Record<string, unknow
     external_account: user.externalAccount,
     ldap_dn: user.ldapDn ?? '',
     auth: view.auth ?? [],
+    login_locked: view.loginLocked ?? false,
   };
   if (user.externalAccount) delete out.password;
   return out;

@@ -23,12 +23,15 @@ import { CommonPasswords } from './common-passwords';
 import { PasswordHistoryEntry } from './password-history.entity';
 import { PasswordHistoryRepository } from './password-history.repository';
 import { PasswordRules } from './password-rules.service';
+import { LoginLocksController } from './login-locks.controller';
+import { LoginLocksRepository } from './login-locks.repository';
+import { LoginLocksService } from './login-locks.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob, PasswordHistoryEntry]), SettingsModule],
-  controllers: [UsersController],
+  controllers: [UsersController, LoginLocksController],
   providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility,
-    CommonPasswords, PasswordHistoryRepository, PasswordRules],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility],
+    CommonPasswords, PasswordHistoryRepository, PasswordRules, LoginLocksRepository, LoginLocksService],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility, LoginLocksService],
 })
 export class UsersModule {}

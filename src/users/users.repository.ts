@@ -14,13 +14,41 @@ export interface ThrottleRow {
   failures: number;
   pending: number;
   windowStart: Date;
+  /** SPEC §22: when the pair's lock ends (set by its locking failure); null before it locks, or for -1. */
+  lockedUntil: Date | null;
+  lockedIndefinitely: boolean;
 }
 
-/** The pair a throttle counter belongs to. */
+/**
+ * The pair a throttle counter belongs to: the name as typed (the spelling a new counter keeps) and as §20
+ * compares names (`usernameFolded`, the key: `Alice` and `ALICE` from one address are one pair, SPEC §22).
+ */
 export interface Pair {
   username: string;
+  usernameFolded: string;
   clientIp: string;
 }
+
+/** The counter an attempt is counted in, and whether it is a §12 password pair (SPEC §22: the ones that lock). */
+export interface NewPair extends Pair {
+  lockable: boolean;
+}
+
+/** What a failure writes when it is the pair's locking one (`failures + 1 = lockAt`; -1: never). */
+export interface LockTerms {
+  lockAt: number;
+  until: Date | null;
+  indefinitely: boolean;
+}
+
+const THROTTLE_COLUMNS = 'id, failures, pending, window_start, locked_until, locked_indefinitely';
+
+/**
+ * A counter whose lock or window has ended by itself (SPEC §22): its next attempt starts a new window. A pair
+ * locked with -1 never does; one locked with an end, at that end; one not locked (or locked before issue 57),
+ * when its window passes. Parameters: the window's cut-off, then now.
+ */
+const LOCK_ENDED = '(locked_indefinitely = 0 AND ((locked_until IS NULL AND window_start <= ?) OR locked_until <= ?))';
 
 /** The fields of a user the create and update paths write. */
 export type UserValues = Omit<User, 'id' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId' | 'tokensRevokedBefore' | 'mfaEnabled'>;
@@ -133,62 +161,79 @@ export class UsersRepository {
   findWithThrottle(username: string, pair: Pair): Awaitable<{ user: User; throttle: ThrottleRow | null } | null> {
     const p = this.prepared;
     this.credentialSql ??=
-      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start ` +
-      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username = ? AND f.client_ip = ? WHERE u.username = ?`;
-    return andThen(p.first(this.credentialSql, [pair.username, pair.clientIp, username]), (row) => {
+      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start, f.locked_until, f.locked_indefinitely ` +
+      `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username_folded = ? AND f.client_ip = ? WHERE u.username = ?`;
+    return andThen(p.first(this.credentialSql, [pair.usernameFolded, pair.clientIp, username]), (row) => {
       if (!row) return null;
-      const at = p.width(User); // the throttle row's id, failures, pending, window_start follow the user's columns
-      const throttle = row[at] == null ? null : throttleRow({ id: row[at], failures: row[at + 1], pending: row[at + 2], window_start: row[at + 3] });
+      const at = p.width(User); // the throttle row's columns (THROTTLE_COLUMNS) follow the user's
+      const [id, failures, pending, window_start, locked_until, locked_indefinitely] = row.slice(at, at + 6);
+      const throttle = id == null ? null : throttleRow({ id, failures, pending, window_start, locked_until, locked_indefinitely });
       return { user: p.hydrateAt(User, row), throttle };
     });
   }
 
   async findThrottle(pair: Pair): Promise<ThrottleRow | null> {
-    const [row] = await this.prepared.rows(`SELECT id, failures, pending, window_start FROM login_failure WHERE username = ? AND client_ip = ?`, [pair.username, pair.clientIp]);
+    const [row] = await this.prepared.rows(`SELECT ${THROTTLE_COLUMNS} FROM login_failure WHERE username_folded = ? AND client_ip = ?`, [pair.usernameFolded, pair.clientIp]);
     return row ? throttleRow(row) : null;
   }
 
   /**
    * SQLite: counts an attempt in one statement, atomic across every process on the file: a new window
-   * when the old one has passed, else one more pending attempt while failures plus pending stay under
-   * `allowed`. Null when the pair has no attempt left.
+   * when the old one's lock or window has ended (LOCK_ENDED), else one more pending attempt while failures
+   * plus pending stay under `allowed`. Null when the pair has no attempt left.
    */
-  async reserveUpsert(pair: Pair, now: Date, expired: Date, allowed: number): Promise<ThrottleRow | null> {
+  async reserveUpsert(pair: NewPair, now: Date, expired: Date, allowed: number): Promise<ThrottleRow | null> {
     const p = this.prepared;
-    const [nowParam, expiredParam] = [p.date(now), p.date(expired)];
+    const ended = [p.date(expired), p.date(now)];
     const [row] = await p.rows(
-      'INSERT INTO login_failure (username, client_ip, failures, pending, window_start) VALUES (?, ?, 0, 1, ?) ' +
-        'ON CONFLICT (username, client_ip) DO UPDATE SET ' +
-        'failures = CASE WHEN window_start <= ? THEN 0 ELSE failures END, ' +
-        'pending = CASE WHEN window_start <= ? THEN 1 ELSE pending + 1 END, ' +
-        'window_start = CASE WHEN window_start <= ? THEN excluded.window_start ELSE window_start END ' +
-        'WHERE window_start <= ? OR failures + pending < ? RETURNING id, failures, pending, window_start',
-      [pair.username, pair.clientIp, nowParam, expiredParam, expiredParam, expiredParam, expiredParam, allowed],
+      'INSERT INTO login_failure (username, client_ip, username_folded, lockable, failures, pending, window_start, locked_indefinitely) VALUES (?, ?, ?, ?, 0, 1, ?, 0) ' +
+        'ON CONFLICT (username_folded, client_ip) DO UPDATE SET ' +
+        `username = CASE WHEN ${LOCK_ENDED} THEN excluded.username ELSE username END, ` +
+        `failures = CASE WHEN ${LOCK_ENDED} THEN 0 ELSE failures END, ` +
+        `pending = CASE WHEN ${LOCK_ENDED} THEN 1 ELSE pending + 1 END, ` +
+        `window_start = CASE WHEN ${LOCK_ENDED} THEN excluded.window_start ELSE window_start END, ` +
+        `locked_until = CASE WHEN ${LOCK_ENDED} THEN NULL ELSE locked_until END, ` +
+        `lockable = excluded.lockable ` +
+        `WHERE ${LOCK_ENDED} OR failures + pending < ? RETURNING ${THROTTLE_COLUMNS}`,
+      [pair.username, pair.clientIp, pair.usernameFolded, pair.lockable ? 1 : 0, p.date(now), ...ended, ...ended, ...ended, ...ended, ...ended, ...ended, allowed],
     );
     return row ? throttleRow(row) : null;
   }
 
   /** MySQL: the pair's counter, locked for the rest of the caller's transaction. */
   async lockThrottle(manager: EntityManager, pair: Pair): Promise<ThrottleRow | null> {
-    const [found] = (await manager.query('SELECT id, failures, pending, window_start FROM login_failure WHERE username = ? AND client_ip = ? FOR UPDATE', [pair.username, pair.clientIp])) as Record<string, unknown>[];
+    const [found] = (await manager.query(`SELECT ${THROTTLE_COLUMNS} FROM login_failure WHERE username_folded = ? AND client_ip = ? FOR UPDATE`, [pair.usernameFolded, pair.clientIp])) as Record<string, unknown>[];
     return found ? throttleRow(found) : null;
   }
 
-  async insertThrottle(manager: EntityManager, pair: Pair, now: Date): Promise<number> {
+  async insertThrottle(manager: EntityManager, pair: NewPair, now: Date): Promise<number> {
     return (await manager.insert(LoginFailure, { ...pair, failures: 0, pending: 1, windowStart: now })).identifiers[0].id as number;
   }
 
-  async restartWindow(manager: EntityManager, id: number, now: Date): Promise<void> {
-    await manager.update(LoginFailure, { id }, { failures: 0, pending: 1, windowStart: now });
+  /** A new window, in this attempt's spelling: the old one passed, or its lock ended by itself. */
+  async restartWindow(manager: EntityManager, id: number, now: Date, pair: NewPair): Promise<void> {
+    const { username, lockable } = pair;
+    await manager.update(LoginFailure, { id }, { username, failures: 0, pending: 1, windowStart: now, lockedUntil: null, lockedIndefinitely: false, lockable });
   }
 
   async addPending(manager: EntityManager, id: number): Promise<void> {
     await manager.query('UPDATE login_failure SET pending = pending + 1 WHERE id = ?', [id]);
   }
 
-  /** An attempt in flight failed: one more failure, one fewer pending. */
-  async recordFailure(id: number): Promise<void> {
-    await this.prepared.run('UPDATE login_failure SET failures = failures + 1, pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?', [id]);
+  /**
+   * An attempt in flight failed: one more failure, one fewer pending; the failure that brings the count to
+   * `lock.lockAt` locks the pair on `lock`'s terms (SPEC §22). `failures` is assigned last: MySQL evaluates
+   * an UPDATE's assignments left to right, so every CASE before it reads the count before this failure.
+   */
+  async recordFailure(id: number, now: Date, lock: LockTerms): Promise<void> {
+    const p = this.prepared;
+    await p.run(
+      'UPDATE login_failure SET locked_until = CASE WHEN failures + 1 = ? THEN ? ELSE locked_until END, ' +
+        'locked_indefinitely = CASE WHEN failures + 1 = ? THEN ? ELSE locked_indefinitely END, ' +
+        'first_failure = CASE WHEN failures = 0 THEN ? ELSE first_failure END, last_failure = ?, ' +
+        'failures = failures + 1, pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ?',
+      [lock.lockAt, lock.until && p.date(lock.until), lock.lockAt, lock.indefinitely ? 1 : 0, p.date(now), p.date(now), id],
+    );
   }
 
   /** An attempt in flight succeeded: the `forgiven` failures before it go (in its own window only), one fewer pending. */
@@ -213,12 +258,14 @@ export class UsersRepository {
   }
 
   /** One batch of counters whose window started at or before `expired` and that no attempt is using. */
-  deleteIdleThrottles(expired: Date, batch = THROTTLE_SWEEP_BATCH): Promise<number> {
-    return this.prepared.run(this.idleThrottlesSql(batch), [this.prepared.date(expired)]);
+  deleteIdleThrottles(expired: Date, now: Date, batch = THROTTLE_SWEEP_BATCH): Promise<number> {
+    return this.prepared.run(this.idleThrottlesSql(batch), [this.prepared.date(expired), this.prepared.date(now)]);
   }
 
   private idleThrottlesSql(batch: number): string {
-    return limitedStatement(this.prepared.dialect, 'DELETE FROM login_failure', 'login_failure', 'window_start <= ? AND pending = 0', batch, 'IDX_login_failure_window');
+    // A pair still locked (SPEC §22: -1, or an end beyond its window) is kept; the index range is the same.
+    const idle = 'window_start <= ? AND pending = 0 AND locked_indefinitely = 0 AND (locked_until IS NULL OR locked_until <= ?)';
+    return limitedStatement(this.prepared.dialect, 'DELETE FROM login_failure', 'login_failure', idle, batch, 'IDX_login_failure_window');
   }
 
   async addJob(manager: EntityManager, job: Omit<RevocationJob, 'id'>): Promise<void> {
@@ -236,11 +283,18 @@ export class UsersRepository {
 
   /** Every periodic and clean-up statement over a table that grows, for the plan test. */
   periodicStatements(sample: { now: Date }): PlannedStatement[] {
-    return [{ name: 'login throttle: delete idle counters', sql: this.idleThrottlesSql(THROTTLE_SWEEP_BATCH), params: [this.prepared.date(sample.now)] }];
+    return [{ name: 'login throttle: delete idle counters', sql: this.idleThrottlesSql(THROTTLE_SWEEP_BATCH), params: [this.prepared.date(sample.now), this.prepared.date(sample.now)] }];
   }
 }
 
-/** A row of `id, failures, pending, window_start`, as either driver returns it. */
+/** A row of THROTTLE_COLUMNS, as either driver returns it. */
 export function throttleRow(row: Record<string, unknown>): ThrottleRow {
-  return { id: Number(row.id), failures: Number(row.failures), pending: Number(row.pending ?? 0), windowStart: dateFromDatabase(row.window_start)! };
+  return {
+    id: Number(row.id),
+    failures: Number(row.failures),
+    pending: Number(row.pending ?? 0),
+    windowStart: dateFromDatabase(row.window_start)!,
+    lockedUntil: dateFromDatabase(row.locked_until) ?? null,
+    lockedIndefinitely: !!Number(row.locked_indefinitely ?? 0),
+  };
 }

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, SelectQueryBuilder } from 'typeorm';
+import { LoginFailure } from './login-failure.entity';
+import { User } from './user.entity';
+
+/** The moment a list is read at, and the settings that decide what is locked then. */
+export interface LockClock {
+  now: Date;
+  /** Now less LOGIN_FAILURE_WINDOW: a window that started at or before it has passed. */
+  expired: Date;
+  allowed: number;
+}
+
+/**
+ * SQL over a counter (alias `f`, parameters `lockNow`, `lockExpired`, `lockAllowed`): locked now (SPEC §22).
+ * A lock with an end holds until it; -1 until unlocked; a pair that filled its allowance before issue 57
+ * stored no end and holds until its window ends (§12).
+ */
+export const LOCKED = (f: string) =>
+  `(${f}.locked_indefinitely = 1 OR ${f}.locked_until > :lockNow OR (${f}.locked_until IS NULL AND ${f}.failures >= :lockAllowed AND ${f}.window_start > :lockExpired))`;
+
+/** SQL: a counter whose lock or window has not ended by itself (users.repository.ts LOCK_ENDED, negated). */
+const LIVE = (f: string) =>
+  `(${f}.locked_indefinitely = 1 OR ${f}.locked_until > :lockNow OR (${f}.locked_until IS NULL AND ${f}.window_start > :lockExpired))`;
+
+/** SQL: the oldest user whose name compares (§20) as the counter's (usernames.ts `foldUsername`). */
+export const PAIR_USER = (f: string) => `(SELECT MIN(lu.id) FROM auth_user lu WHERE lu.username_folded = ${f}.username_folded)`;
+
+/**
+ * The administrator's side of the login throttle's counters (SPEC §22 `login_locks`): the §12 password pairs
+ * that are locked or have failures counted in their window, and their unlocking. The throttle's own hot-path
+ * statements stay in UsersRepository beside the user lookup they join (findWithThrottle); users.repository.ts
+ * is at the size limit, and these statements are read by administrators only.
+ */
+@Injectable()
+export class LoginLocksRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Every listed pair (lockable, failures counted, its lock or window live), for the list kit. */
+  listQuery(at: LockClock): SelectQueryBuilder<LoginFailure> {
+    return this.dataSource
+      .getRepository(LoginFailure)
+      .createQueryBuilder('f')
+      .where(`f.lockable = 1 AND f.failures > 0 AND ${LIVE('f')}`)
+      .setParameters({ lockNow: at.now, lockExpired: at.expired, lockAllowed: at.allowed });
+  }
+
+  findListed(at: LockClock, id: number): Promise<LoginFailure | null> {
+    return this.listQuery(at).andWhere('f.id = :lockId', { lockId: id }).getOne();
+  }
+
+  /** The listed pairs of one name as §20 compares names (`folded`), each with whether it is locked now. */
+  async listedOf(at: LockClock, folded: string, clientIp?: string): Promise<{ id: number; locked: boolean }[]> {
+    const qb = this.listQuery(at).select('f.id', 'id').addSelect(`CASE WHEN ${LOCKED('f')} THEN 1 ELSE 0 END`, 'locked');
+    qb.andWhere('f.username_folded = :folded', { folded });
+    if (clientIp !== undefined) qb.andWhere('f.client_ip = :clientIp', { clientIp });
+    const rows = await qb.getRawMany<{ id: number | string; locked: number | string }>();
+    return rows.map((r) => ({ id: Number(r.id), locked: Number(r.locked) === 1 }));
+  }
+
+  /** Which of these folded names have a pair locked now (the user resource's `login_locked`). */
+  async lockedNames(at: LockClock, folded: string[]): Promise<Set<string>> {
+    if (!folded.length) return new Set();
+    const rows = await this.listQuery(at)
+      .select('DISTINCT f.username_folded', 'folded')
+      .andWhere(`f.username_folded IN (:...folded) AND ${LOCKED('f')}`, { folded })
+      .getRawMany<{ folded: string }>();
+    return new Set(rows.map((r) => r.folded));
+  }
+
+  /** The users (id and folded name) a page of pairs names. */
+  async usersOf(folded: string[]): Promise<Map<string, number>> {
+    if (!folded.length) return new Map();
+    const users = await this.dataSource
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .select(['u.id', 'u.usernameFolded'])
+      .where('u.username_folded IN (:...folded)', { folded })
+      .orderBy('u.id', 'DESC')
+      .getMany();
+    // Oldest last, so the oldest of two alike (SPEC §20) is the one kept.
+    return new Map(users.map((u) => [u.usernameFolded!, u.id]));
+  }
+
+  /**
+   * Unlocks and resets pairs (SPEC §22): no failure counted, no lock, a new window from `now`. Attempts in
+   * flight keep their places (`pending`), so the allowance stays exact for them.
+   */
+  async unlock(ids: number[], now: Date): Promise<void> {
+    if (!ids.length) return;
+    await this.dataSource
+      .getRepository(LoginFailure)
+      .createQueryBuilder()
+      .update()
+      .set({ failures: 0, lockedUntil: null, lockedIndefinitely: false, firstFailure: null, lastFailure: null, windowStart: now })
+      .where('id IN (:...ids)', { ids })
+      .execute();
+  }
+
+  /** Whether any counter is of this folded name (unlock_user's "a name that a pair holds"). */
+  async anyPairOf(folded: string): Promise<boolean> {
+    return (await this.dataSource.getRepository(LoginFailure).createQueryBuilder('f').where('f.username_folded = :folded', { folded }).getCount()) > 0;
+  }
+
+  /**
+   * The break-glass superuser's folded name (SPEC §22, BREAK_GLASS_USERNAME's default ""): the active local
+   * superuser with the lowest id; null when there is none.
+   */
+  async breakGlassFolded(): Promise<string | null> {
+    const user = await this.dataSource
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .select(['u.id', 'u.usernameFolded'])
+      .where('u.is_superuser = 1 AND u.is_active = 1 AND u.external_account IS NULL')
+      .orderBy('u.id', 'ASC')
+      .getOne();
+    return user?.usernameFolded ?? null;
+  }
+}
