@@ -93,7 +93,7 @@ describe('session lifetime and end reasons (SPEC §2–§3)', () => {
     const list = await a.agent.get('/api/v2/me/sessions/').expect(200);
     assert.equal(list.body.count, 2);
     for (const s of list.body.results) {
-      assert.deepEqual(Object.keys(s).sort(), ['created', 'current', 'expires', 'id', 'ip_address', 'last_seen', 'type', 'user_agent']);
+      assert.deepEqual(Object.keys(s).sort(), ['created', 'current', 'expires', 'id', 'ip_address', 'last_seen', 'method', 'source', 'type', 'user_agent']);
     }
     assert.ok(!JSON.stringify(list.body).includes(a.session) && !JSON.stringify(list.body).includes(b.session));
     const current = list.body.results.filter((s: { current: boolean }) => s.current);

@@ -51,6 +51,7 @@ export class ApiRootController {
       jobs: '/api/v2/jobs/',
       organizations: '/api/v2/organizations/',
       teams: '/api/v2/teams/',
+      sessions: '/api/v2/sessions/',
     };
     if (this.config.oauth2ProviderEnabled) {
       routes.tokens = '/api/v2/tokens/';

@@ -6,6 +6,11 @@ import type { CredentialRequest } from '../common/principal';
 import { traceOf } from '../common/request-context';
 import { PasswordCheck, PasswordProof } from '../users/password-check.service';
 
+/** The form's proof, with what proved the password in §23's words (`local`, `ldap:default`…): its session says so (SPEC §22). */
+export interface FormProof extends PasswordProof {
+  source: string;
+}
+
 /**
  * The login form's password (seed §5.1) on passport-local: `username` and `password` from the form body
  * only. The library also reads them from the query string (`lib/strategy.js`), where a password would end
@@ -23,7 +28,9 @@ export class LocalStrategy extends PassportStrategy(PassportLocalStrategy, 'loca
     super.authenticate(Object.create(req, { query: { value: undefined } }), options);
   }
 
-  async validate(req: CredentialRequest, username: string, password: string): Promise<PasswordProof> {
-    return this.passwords.prove({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req) });
+  async validate(req: CredentialRequest, username: string, password: string): Promise<FormProof> {
+    let source = 'local';
+    const proof = await this.passwords.prove({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req), provenBy: (name) => (source = name) });
+    return { ...proof, source };
   }
 }

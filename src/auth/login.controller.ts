@@ -9,7 +9,7 @@ import { Public } from '../common/public.decorator';
 import { SESSION_END_MESSAGES, isSessionEndReason } from '../sessions/session-end-reason';
 import { SessionCookies } from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
-import type { PasswordProof } from '../users/password-check.service';
+import type { FormProof } from './local.strategy';
 import { authenticateWith } from '../common/authenticator';
 import { SessionLogin } from '../sessions/session-login.service';
 import { CsrfService } from '../sessions/csrf.service';
@@ -61,11 +61,11 @@ export class LoginController {
     if (this.settings.get<boolean>('LOGIN_CONSENT_REQUIRED') && body[CONSENT_FIELD] !== CONSENT_ACCEPTED) {
       return this.pages.send(req, res, 400, { next, message: CONSENT_MISSING });
     }
-    let proof: PasswordProof;
+    let proof: FormProof;
     try {
       // passport-local (LocalStrategy): no field, or a field that is not text, is no credential: a wrong password.
       if (typeof body.username !== 'string' || typeof body.password !== 'string') throw new AuthError('invalid_credentials');
-      proof = (await authenticateWith<PasswordProof>(['local'], req, res)) ?? failed();
+      proof = (await authenticateWith<FormProof>(['local'], req, res)) ?? failed();
     } catch (err) {
       if (!(err instanceof AuthError) && !(err instanceof Throttled) && !(err instanceof ServiceUnavailable)) throw err;
       const again = (status: number, message: string) => this.pages.send(req, res, status, { next, message });
@@ -78,9 +78,9 @@ export class LoginController {
       return again(401, err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED);
     }
     // A user with a second factor, or one MFA_REQUIRED_FOR names, gets no session yet (SPEC §16).
-    const { user, secondStep } = proof;
-    if (secondStep) return this.secondStep.begin(req, res, user, next, secondStep);
-    await this.sessionLogin.start(req, res, user, 'session');
+    const { user, secondStep, source } = proof;
+    if (secondStep) return this.secondStep.begin(req, res, user, next, secondStep, source);
+    await this.sessionLogin.start(req, res, user, 'session', { source });
     res.code(302).header('Location', loginTarget(next, this.config)).type('text/html; charset=utf-8').send('');
   }
 

@@ -58,7 +58,7 @@ export class SecondStepController {
     });
     if (ok === undefined) return;
     if (!ok) return this.step.verifyPage(req, res, login, 401, INVALID_CODE);
-    if (!(await this.step.complete(req, res, handle, user))) return this.expired(req, res, login.next);
+    if (!(await this.step.complete(req, res, handle, user, login))) return this.expired(req, res, login.next);
     res.code(302).header('Location', loginTarget(login.next, this.config)).type('text/html; charset=utf-8').send('');
   }
 
@@ -74,7 +74,7 @@ export class SecondStepController {
     const codes = await this.counted(req, res, user, 'setup', () => this.mfa.confirmTotp(user, code, traceOf(req)).catch(refusedAsNull));
     if (codes === undefined) return;
     if (!codes) return this.step.setupPage(req, res, user, 401, INVALID_CODE);
-    if (!(await this.step.complete(req, res, handle, user))) return this.expired(req, res, login.next);
+    if (!(await this.step.complete(req, res, handle, user, login))) return this.expired(req, res, login.next);
     send(res, 200, renderRecoveryCodesPage(codes, loginTarget(login.next, this.config)));
   }
 

@@ -32,8 +32,8 @@ export class SecondStep {
   ) {}
 
   /** The password was right and a second step is owed: a pending cookie and a page, no session. */
-  async begin(req: Request, res: Response, user: User, next: string, stage: NonNullable<PendingLogin['stage']>): Promise<void> {
-    const { handle, login } = await this.pending.begin(user, next, stage, clientIp(req));
+  async begin(req: Request, res: Response, user: User, next: string, stage: NonNullable<PendingLogin['stage']>, source: string): Promise<void> {
+    const { handle, login } = await this.pending.begin(user, next, stage, clientIp(req), source);
     setCookie(res, PENDING_COOKIE, handle, { httpOnly: true, path: PENDING_PATH, maxAge: PENDING_LOGIN_SECONDS, sameSite: 'lax', secure: this.config.sessionCookieSecure });
     this.logger.log({ event: 'login_second_step', stage, user_id: user.id, username: user.username, client_ip: clientIp(req), ...traceOf(req) });
     if (stage === 'setup') return this.setupPage(req, res, user, 200);
@@ -51,11 +51,11 @@ export class SecondStep {
   }
 
   /** Ends the pending login (once, on any node) and starts the session as the form does; false when it was already used. */
-  async complete(req: Request, res: Response, handle: string, user: User): Promise<boolean> {
+  async complete(req: Request, res: Response, handle: string, user: User, login: PendingLogin): Promise<boolean> {
     if (!(await this.pending.finish(handle))) return false;
     clearCookie(res, PENDING_COOKIE, { path: PENDING_PATH });
     // The session remembers the second step: for five minutes it may change factors without a code.
-    await this.sessionLogin.start(req, res, user, 'session', { secondStep: true });
+    await this.sessionLogin.start(req, res, user, 'session', { secondStep: true, source: login.source ?? 'local' });
     return true;
   }
 }

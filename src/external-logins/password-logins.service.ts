@@ -3,6 +3,7 @@ import { BackendOutcome, PasswordAttempt } from '../users/login-methods';
 import { ExternalLogins, PipelineRefusal } from './external-logins.service';
 import { ExternalMethods } from './external-methods';
 import { passwordMethodStrategy } from './password-method.strategy';
+import { sourceTag } from '../maps/map-contract';
 
 /** The log's reason for each refusal of the pipeline (the user sees a wrong password). */
 export function refusalReason(refusal: PipelineRefusal): string {
@@ -35,6 +36,6 @@ export class PasswordLogins implements OnModuleInit {
     const proof = await this.methods.get(account)!.prove!(attempt, {});
     if ('refused' in proof) return { refused: proof.refused, source: proof.source };
     const result = await this.pipeline.login(proof.proven, existing, attempt.trace);
-    return 'user' in result ? { user: result.user, source: proof.source } : { refused: refusalReason(result), source: proof.source };
+    return 'user' in result ? { user: result.user, source: proof.source, sourceName: sourceTag(proof.proven.source) } : { refused: refusalReason(result), source: proof.source };
   }
 }

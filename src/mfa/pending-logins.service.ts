@@ -15,6 +15,8 @@ export interface PendingLogin {
   next: string;
   /** `verify` a factor, or `setup` one first (MFA_REQUIRED_FOR). */
   stage: 'verify' | 'setup';
+  /** The source that proved the password (SPEC §22: the session it makes says so). */
+  source?: string;
   /**
    * The WebAuthn options the page carries when the user has a key; their challenge holds until the login
    * completes (a failed attempt spends nothing, and the state is taken once).
@@ -35,10 +37,10 @@ export class PendingLogins {
   ) {}
 
   /** A new pending login; the handle goes into the browser's cookie, the options onto the page. */
-  async begin(user: User, next: string, stage: PendingLogin['stage'], clientIp: string) {
+  async begin(user: User, next: string, stage: PendingLogin['stage'], clientIp: string, source?: string) {
     const options = stage === 'verify' ? await this.keys.authenticationOptions(user.id) : null;
     const handle = randomBytes(32).toString('base64url');
-    const login: PendingLogin = { userId: user.id, next, stage, ...(options ? { options } : {}) };
+    const login: PendingLogin = { userId: user.id, next, stage, ...(source ? { source } : {}), ...(options ? { options } : {}) };
     await this.store.add(this.key(handle), MFA_PROVIDER, login, PENDING_LOGIN_SECONDS, clientIp);
     return { handle, login };
   }

@@ -32,11 +32,15 @@ export class SessionLogin {
     private readonly settings: SettingsService,
   ) {}
 
-  /** `secondStep`: the login has just completed its second step (SPEC §16). */
-  async start(req: Request, res: Response, user: User, method: string, opts: { secondStep?: boolean } = {}): Promise<Session> {
+  /**
+   * `method`: "session" for the form, else the SSO protocol; `secondStep`: the login has just completed its second
+   * step (SPEC §16); `source`: what proved the user (SPEC §22: `local`, `ldap:default`, `oidc:corp`…).
+   */
+  async start(req: Request, res: Response, user: User, method: string, opts: { secondStep?: boolean; source: string }): Promise<Session> {
     const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
-    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace, opts);
+    const how = opts.secondStep ? 'second_step' : method === 'session' ? 'form' : 'sso';
+    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace, { ...opts, method: how });
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);

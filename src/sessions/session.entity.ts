@@ -11,6 +11,8 @@ import { User } from '../users/user.entity';
 @Index('IDX_user_session_due_idle', ['endedAt', 'expires'])
 @Index('IDX_user_session_due_absolute', ['endedAt', 'absoluteExpires'])
 @Index(['ipAddress', 'endedAt'])
+/** Every user's live sessions in list order (`/api/v2/sessions/`, SPEC §22). */
+@Index('IDX_user_session_all_live', ['endedAt', 'created', 'id', 'expires'])
 export class Session {
   @PrimaryGeneratedColumn()
   id: number;
@@ -52,6 +54,14 @@ export class Session {
   endedReason: string | null;
 
   /** When the login that made it completed its second step (SPEC §16): a fresh one may change factors without a code. */
+  /** The source of the login that made it, in §23's words (`local`, `ldap:default`, `oidc:corp`…). */
+  @Column({ type: 'varchar', length: 64, default: '' })
+  source: string;
+
+  /** How that login was made: `form`, `second_step` or `sso` (SPEC §22). */
+  @Column({ type: 'varchar', length: 16, default: '' })
+  method: string;
+
   @Column({ name: 'second_step_at', type: 'datetime', precision: 3, nullable: true })
   secondStepAt: Date | null;
 }

@@ -1,3 +1,4 @@
+import { AllSessionsController } from './all-sessions.controller';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
@@ -19,7 +20,7 @@ import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Session]), UsersModule, SettingsModule],
-  controllers: [SessionsController, SessionEventsController],
+  controllers: [SessionsController, AllSessionsController, SessionEventsController],
   providers: [SessionsRepository, SessionsService, SessionCookies, SessionStrategy, SessionSweeper, SessionWatcher, CsrfService, SessionLogin, SessionLimitInterceptor],
   exports: [SessionLimitInterceptor, SessionsService, SessionCookies, SessionSweeper, SessionWatcher, CsrfService, SessionLogin],
 })

@@ -180,10 +180,19 @@ export class SessionsRepository {
 
   /** Live sessions of every user (a metric): those of users whose cut-off ended them are left out. */
   countLive(now: Date): Promise<number> {
+    return this.allLiveQuery(now).getCount();
+  }
+
+  /** Every user's live sessions (`/api/v2/sessions/`, SPEC §22), as countLive counts them. */
+  allLiveQuery(now: Date): SelectQueryBuilder<Session> {
     return this.live(this.dataSource.manager, now)
       .innerJoin(User, 'cu', 'cu.id = s.userId')
-      .andWhere('(cu.sessionsEndedBefore IS NULL OR s.created > cu.sessionsEndedBefore OR s.id = cu.sessionsKeptId)')
-      .getCount();
+      .andWhere('(cu.sessionsEndedBefore IS NULL OR s.created > cu.sessionsEndedBefore OR s.id = cu.sessionsKeptId)');
+  }
+
+  /** The id and name of each user of a page of sessions (its summary_fields). */
+  namesOf(ids: number[]): Promise<Pick<User, 'id' | 'username'>[]> {
+    return ids.length ? this.dataSource.getRepository(User).find({ select: { id: true, username: true }, where: { id: In(ids) } }) : Promise.resolve([]);
   }
 
   /**

@@ -63,7 +63,7 @@ export class SessionsService {
    * transaction that inserts it. `secondStep`: the login completed its second step now (SPEC §16), which the
    * session remembers.
    */
-  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace, opts: { secondStep?: boolean } = {}): Promise<NewSession> {
+  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace, opts: { secondStep?: boolean; source?: string; method?: string } = {}): Promise<NewSession> {
     const { perUser, perIp, ipAddress } = limits;
     const locks = [perUser > 0 ? `user:${user.id}` : null, perIp > 0 ? `ip:${ipAddress}` : null].filter((l): l is string => !!l).sort();
     // The lock rows exist before the transaction: inserting them inside it would take shared locks and deadlock.
@@ -83,6 +83,7 @@ export class SessionsService {
       const values = {
         keyHash: sha256Hex(token), userId: user.id, ipAddress, userAgent: userAgent.slice(0, 512),
         created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null, secondStepAt: opts.secondStep ? now : null,
+        source: opts.source ?? '', method: opts.method ?? '',
       };
       const created = await this.repository.insert(manager, values);
       if (perUser > 0) ended.push(...(await this.endOverLimit(manager, 'userId', user.id, perUser, now, user)));
@@ -210,6 +211,16 @@ export class SessionsService {
   /** A user's live sessions, for a list (its filters and page come after); none of those the user's cut-off ended. */
   liveQuery(user: Pick<User, 'id' | 'sessionsEndedBefore' | 'sessionsKeptId'>) {
     return this.repository.liveListQuery(user, this.clock.now());
+  }
+
+  /** Every user's live sessions (SPEC §22), for a list. */
+  allLiveQuery() {
+    return this.repository.allLiveQuery(this.clock.now());
+  }
+
+  /** The id and name of each of these users. */
+  namesOf(ids: number[]) {
+    return this.repository.namesOf(ids);
   }
 
   /** Live sessions of every user (a metric). */

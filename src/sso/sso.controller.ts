@@ -162,7 +162,7 @@ export class SsoController {
 
   /** Success: the same session, cookies and headers as the form login (SPEC §2), the provider's session recorded, then `next`. */
   private async logIn(req: Request, res: Response, attempt: SsoAttempt, login: SsoLogin): Promise<void> {
-    const session = await this.sessionLogin.start(req, res, login.user, attempt.kind);
+    const session = await this.sessionLogin.start(req, res, login.user, attempt.kind, { source: login.providerSession.provider });
     await this.sso.recordSession(session.id, login, traceOf(req));
     this.logger.log({ event: 'sso_login', outcome: 'success', provider: login.providerSession.provider, user_id: login.user.id, client_ip: clientIp(req), ...traceOf(req) });
     redirect(res, attempt.next || DEFAULT_REDIRECT);

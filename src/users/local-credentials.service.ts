@@ -40,6 +40,8 @@ export interface CredentialCheck {
   path: PasswordPath;
   /** The request the attempt came in (its log lines carry the request id). */
   trace: RequestTrace;
+  /** Told which source proved the password, when a password method did (`ldap:default`, `radius`). */
+  provenBy?: (source: string) => void;
 }
 
 /** What the throttle, the metrics and the log lines know of an attempt (never its password). */
@@ -154,6 +156,7 @@ export class LocalCredentialsService {
     }
     const ttl = this.backends.forAccount(outcome.user.externalAccount)?.repeatTtlMs() ?? 0;
     if (cache && key && ttl > 0) cache.remember(key, outcome.user.password, ttl);
+    if (outcome.sourceName) attempt.provenBy?.(outcome.sourceName);
     return this.succeeded(attempt, outcome.user, outcome.source);
   }
 

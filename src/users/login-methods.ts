@@ -22,7 +22,7 @@ export interface BackendAttempt {
  * no source knew the name (the next method may). `reason` is for the log event only: every refusal answers
  * like a wrong password.
  */
-export type BackendOutcome = { user: User; source: string } | { refused: string; source: null | string };
+export type BackendOutcome = { user: User; source: string; sourceName?: string } | { refused: string; source: null | string };
 
 /** No source of the method could be asked (an outage, a TLS failure): a 503, not counted by the throttle. */
 export class PasswordBackendUnavailable extends Error implements WithoutVerdict {

@@ -22,6 +22,7 @@ import { SsoSessions1765000000000 } from './1765000000000-sso-sessions';
 import { SessionSecondStep1765140000000 } from './1765140000000-session-second-step';
 import { Organizations1765200000000 } from './1765200000000-organizations';
 import { UsernameFolded1765300000000 } from './1765300000000-username-folded';
+import { SessionSource1765430000000 } from './1765430000000-session-source';
 import { PasswordHistory1765400000000 } from './1765400000000-password-history';
 import { SettingValueMediumtext1765410000000 } from './1765410000000-setting-value-mediumtext';
 import { LoginLocks1765420000000 } from './1765420000000-login-locks';
@@ -33,5 +34,5 @@ export const MIGRATIONS = [
   RevocationCutoffs1764600000000, ThrottleSweepIndex1764650000000, TokenPlanIndexes1764700000000, TokenLifetime1764800000000,
   DeviceCodes1764810000000, ServiceAccounts1764820000000, PendingState1764830000000, TwoStep1764840000000, LdapDn1764900000000,
   SsoSessions1765000000000, SessionSecondStep1765140000000, Organizations1765200000000, UsernameFolded1765300000000,
-  PasswordHistory1765400000000, SettingValueMediumtext1765410000000, LoginLocks1765420000000,
+  PasswordHistory1765400000000, SettingValueMediumtext1765410000000, LoginLocks1765420000000, SessionSource1765430000000,
 ];
