@@ -20,7 +20,7 @@ const WRK_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SWEEP_SECONDS = 20;
 /** The sweeper's own budget per pass (src/sessions/session-sweeper.service.ts). */
 const PASS_BUDGET_MS = 20_000;
-const BULK_PASSWORD = 'Bulk-pass-1';
+const BULK_PASSWORD = 'Many-rows-pass-1';
 /** SPEC §22: `/api/v2/login_locks/` is measured with this many counted pairs. */
 const LOGIN_PAIRS = 100_000;
 
