@@ -20,7 +20,9 @@ const WRK_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SWEEP_SECONDS = 20;
 /** The sweeper's own budget per pass (src/sessions/session-sweeper.service.ts). */
 const PASS_BUDGET_MS = 20_000;
-const BULK_PASSWORD = 'Bulk-pass-1';
+const BULK_PASSWORD = 'Many-rows-pass-1';
+/** SPEC §22: `/api/v2/login_locks/` is measured with this many counted pairs. */
+const LOGIN_PAIRS = 100_000;
 
 interface Line {
   what: string;
@@ -81,7 +83,7 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
     await stop(child);
     const seedStart = performance.now();
     await withDatabase(kind, dir, mysql?.url, async (db) => {
-      await seedRows(db, kind === 'mysql', userId, { liveSessions: n, expiredSessions: Math.round(n * 0.4), tokens: n });
+      await seedRows(db, kind === 'mysql', userId, { liveSessions: n, expiredSessions: Math.round(n * 0.4), tokens: n, loginPairs: LOGIN_PAIRS });
       await db.query(kind === 'mysql' ? 'ANALYZE TABLE user_session, oauth2_access_token' : 'ANALYZE');
       // MariaDB's lists at this size read from its buffer pool when it holds the indexes (docs/deployment.md).
       if (kind === 'mysql') out('MariaDB innodb_buffer_pool_size, MB', String((await count(db, 'SELECT @@innodb_buffer_pool_size DIV 1048576 AS n')) || '-'));
@@ -115,6 +117,8 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
     const lists: [string, Record<string, string>, number][] = [
       ['/api/v2/me/sessions/', { Cookie: bulkCookie }, n],
       [`/api/v2/users/${userId}/sessions/`, admin, n],
+      ['/api/v2/sessions/', admin, n + 1],
+      ['/api/v2/login_locks/', admin, LOGIN_PAIRS],
       ['/api/v2/tokens/', admin, n],
       [`/api/v2/users/${userId}/tokens/`, admin, n],
       [`/api/v2/users/${userId}/personal_tokens/`, bulkAuth, n],

@@ -9,6 +9,8 @@ export interface SeedCounts {
   liveSessions: number;
   expiredSessions: number;
   tokens: number;
+  /** Counted (name, address) pairs of the throttle, every other one locked (SPEC §22's `/api/v2/login_locks/`). */
+  loginPairs?: number;
   /** Ended sessions (ended two days ago, due for deletion). */
   endedSessions?: number;
   /** Refresh tokens and authorization codes of `applicationId`, half of them expired or revoked. */
@@ -73,6 +75,12 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
       `${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 600_000))}'`)}, NULL, ${minus(mysql, `'${text(now)}'`, n)} ${from}`,
     );
   }
+  const seededName = (n: string) => (mysql ? `CONCAT('seeded-', ${n})` : `'seeded-' || ${n}`);
+  await insertSequence(db, mysql, counts.loginPairs ?? 0, (n, from) =>
+    `INSERT INTO login_failure (username, username_folded, client_ip, failures, pending, window_start, lockable, first_failure, last_failure, locked_until, locked_indefinitely) ` +
+    `SELECT ${seededName(n)}, ${seededName(n)}, '10.9.0.1', ${halfPast(n, '5', '2')}, 0, ${ago(60_000)}, ${mysql ? 'TRUE' : '1'}, ${ago(60_000)}, ${ago(30_000)}, ` +
+    `${halfPast(n, `'${text(new Date(now.getTime() + 840_000))}'`, 'NULL')}, ${mysql ? 'FALSE' : '0'} ${from}`,
+  );
   await insertSequence(db, mysql, counts.pendingStates ?? 0, (n, from) =>
     `INSERT INTO pending_state (state_key, provider, data, created, expires, client_ip) ` +
     `SELECT ${mysql ? `CONCAT('seeded:', ${n})` : `'seeded:' || ${n}`}, 'mfa', NULL, ${ago(60_000)}, ` +

@@ -19,9 +19,11 @@ describe('the request id on every log line of a request (SPEC §1)', () => {
   let t: TestApp;
   const admin = basic('admin', ADMIN_PASSWORD);
 
+  let ritaId: number;
+
   before(async () => {
     t = await startTestApp();
-    await t.createUser('rita', 'Rita-pass-1');
+    ritaId = await t.createUser('rita', 'Rita-pass-1');
   });
   after(() => t.close());
 
@@ -60,6 +62,8 @@ describe('the request id on every log line of a request (SPEC §1)', () => {
       assert.equal(throttled.status, 429);
     } finally {
       await t.settings({ LOGIN_FAILURES_ALLOWED: 5 });
+      // A lock keeps the end it was taken with (SPEC §22): a raised allowance does not release it, an unlock does.
+      await t.http().delete(`/api/v2/users/${ritaId}/login_locks/`).set('Authorization', admin).expect(204);
     }
   });
 

@@ -29,7 +29,35 @@ export function renderProfilePage(model: ProfilePageModel): string {
     { id: 'sessions', label: 'Sessions', panel: sessionsPanel() },
     ...(model.showSecurity ? [{ id: 'security', label: 'Security', panel: securityPanel() }] : []),
   ];
-  const tabButtons = tabs
+  const timeout = model.sessionTimeout === undefined ? '' : ` data-session-timeout="${model.sessionTimeout}"`;
+  const expiry = model.showTokens ? ` data-token-expiry-warning="${model.tokenExpiryWarning}" data-server-time="${model.now.toISOString()}"` : '';
+  const body =
+    topbar(model.csrfToken) +
+    `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}${expiry}>` +
+    '<div id="session-notice" class="notice" role="alert"></div>' +
+    `<main id="profile">${identity(model.user, model.account)}` +
+    tabSet('Account', tabs) +
+    '<noscript><p class="alert">The token and session lists need JavaScript.</p></noscript>' +
+    '</main></div>' +
+    idleDialog();
+  const security = model.showSecurity ? ['/static/webauthn.js', '/static/security.js'] : [];
+  return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', '/static/page-kit.js', '/static/tabs.js', ...security, '/static/profile.js'] });
+}
+
+/** The bar above every signed-in page: the name of the service, and `Log out`. */
+export function topbar(csrfToken: string): string {
+  return (
+    '<header class="topbar"><a class="brand" href="/accounts/profile/">Automation Service</a>' +
+    '<form id="logout-form" method="post" action="/api/logout/">' +
+    `<input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(csrfToken)}">` +
+    '<input type="hidden" name="next" value="/api/login/">' +
+    '<button type="submit" class="secondary">Log out</button></form></header>'
+  );
+}
+
+/** A page's tabs and their panels (WAI-ARIA tabs pattern; tabs.js runs them), the first selected. */
+export function tabSet(label: string, tabs: { id: string; label: string; panel: string }[]): string {
+  const buttons = tabs
     .map((tab, i) =>
       `<button type="button" role="tab" id="tab-${tab.id}" data-tab="${tab.id}" aria-controls="panel-${tab.id}" ` +
       `aria-selected="${i === 0}" tabindex="${i === 0 ? 0 : -1}">${tab.label}</button>`)
@@ -38,23 +66,7 @@ export function renderProfilePage(model: ProfilePageModel): string {
     .map((tab, i) =>
       `<section role="tabpanel" id="panel-${tab.id}" aria-labelledby="tab-${tab.id}" tabindex="0"${i === 0 ? '' : ' hidden'}>${tab.panel}</section>`)
     .join('');
-  const timeout = model.sessionTimeout === undefined ? '' : ` data-session-timeout="${model.sessionTimeout}"`;
-  const expiry = model.showTokens ? ` data-token-expiry-warning="${model.tokenExpiryWarning}" data-server-time="${model.now.toISOString()}"` : '';
-  const body =
-    '<header class="topbar"><a class="brand" href="/accounts/profile/">Automation Service</a>' +
-    '<form id="logout-form" method="post" action="/api/logout/">' +
-    `<input type="hidden" name="csrfmiddlewaretoken" value="${escapeHtml(model.csrfToken)}">` +
-    '<input type="hidden" name="next" value="/api/login/">' +
-    '<button type="submit" class="secondary">Log out</button></form></header>' +
-    `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}${expiry}>` +
-    '<div id="session-notice" class="notice" role="alert"></div>' +
-    `<main id="profile">${identity(model.user, model.account)}` +
-    `<div role="tablist" aria-label="Account">${tabButtons}</div>${panels}` +
-    '<noscript><p class="alert">The token and session lists need JavaScript.</p></noscript>' +
-    '</main></div>' +
-    idleDialog();
-  const security = model.showSecurity ? ['/static/webauthn.js', '/static/security.js'] : [];
-  return htmlPage(`${model.user.username} · Automation Service`, body, { scripts: ['/static/session-monitor.js', ...security, '/static/profile.js'] });
+  return `<div role="tablist" aria-label="${escapeHtml(label)}">${buttons}</div>${panels}`;
 }
 
 function identity(user: User, account: string): string {
@@ -146,7 +158,7 @@ function securityPanel(): string {
   );
 }
 
-function table(id: string, caption: string, columns: string[]): string {
+export function table(id: string, caption: string, columns: string[]): string {
   return (
     `<table id="${id}-table" tabindex="-1"><caption>${caption}</caption><thead><tr>` +
     columns.map((c) => `<th scope="col">${c}</th>`).join('') +

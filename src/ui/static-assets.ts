@@ -11,7 +11,7 @@ export interface StaticAsset {
 }
 
 /** The browser scripts, compiled by the project's tsc from `src/ui/assets/*.ts` next to this file. */
-const SCRIPTS = ['session-monitor.js', 'security.js', 'profile.js', 'second-step.js', 'login.js'];
+const SCRIPTS = ['session-monitor.js', 'security.js', 'profile.js', 'second-step.js', 'login.js', 'page-kit.js', 'tabs.js', 'admin.js'];
 
 /**
  * @simplewebauthn/browser's own browser bundle (the package's `unpkg` file), served as `webauthn.js`: the

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UsersModule } from '../users/users.module';
 import { SettingsModule } from '../settings/settings.module';
+import { AdminPageController } from './admin.controller';
 import { ProfileController } from './profile.controller';
 import { StaticAssets } from './static-assets';
 import { StaticAssetsController } from './static-assets.controller';
@@ -12,7 +13,7 @@ import { StaticAssetsController } from './static-assets.controller';
  */
 @Module({
   imports: [SessionsModule, SettingsModule, UsersModule],
-  controllers: [ProfileController, StaticAssetsController],
+  controllers: [ProfileController, AdminPageController, StaticAssetsController],
   providers: [StaticAssets],
 })
 export class UiModule {}

@@ -1,6 +1,6 @@
 /*
  * Browser script of /accounts/profile/ (plain script, loaded after session-monitor.js, whose
- * `window.pageApi` it uses): the tabs (WAI-ARIA tabs pattern, arrow keys), the Tokens tab
+ * `window.pageApi` it uses, and page-kit.js and tabs.js): the Tokens tab
  * (create, show once, copy, rotate, revoke; `Expires soon` on tokens within TOKEN_EXPIRY_WARNING_SECONDS)
  * and the Sessions tab (list, end another).
  */
@@ -13,46 +13,7 @@
   const expiryWarningMs = Number(page.dataset.tokenExpiryWarning ?? 0) * 1000;
   const clockSkewMs = page.dataset.serverTime ? Date.parse(page.dataset.serverTime) - Date.now() : 0;
 
-  // ---- helpers -------------------------------------------------------------------------------
-
-  function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-    const node = document.createElement(tag);
-    if (text !== undefined) node.textContent = text;
-    if (className) node.className = className;
-    return node;
-  }
-
-  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-  function timeCell(iso: string | null, empty = 'Never'): HTMLTableCellElement {
-    const cell = el('td');
-    if (!iso) {
-      cell.textContent = empty;
-      return cell;
-    }
-    const time = el('time', dateFormat.format(new Date(iso)));
-    time.dateTime = iso;
-    cell.append(time);
-    return cell;
-  }
-
-  /** Writes a message into a role=status element, styled as a failure or a success. */
-  function say(id: string, text: string, failed = false): void {
-    const node = document.getElementById(id);
-    if (!node) return;
-    node.textContent = text;
-    node.classList.toggle('error', failed);
-  }
-
-  function detailOf(body: unknown, fallback: string): string {
-    if (body && typeof body === 'object') {
-      const record = body as Record<string, unknown>;
-      if (typeof record.detail === 'string') return record.detail;
-      const fields = Object.entries(record).filter(([, v]) => Array.isArray(v));
-      if (fields.length) return fields.map(([k, v]) => `${k}: ${(v as string[]).join(' ')}`).join(' ');
-    }
-    return fallback;
-  }
+  const { el, dateFormat, timeCell, say, detailOf, rowButton, rowRequest } = window.pageKit;
 
   /** "Chrome 131 on Linux" out of a user agent string; the full string stays available below it. */
   function describeAgent(agent: string): string {
@@ -70,59 +31,6 @@
     const version = browser[0].exec(agent)![1];
     const system = systems.find(([re]) => re.test(agent));
     return `${browser[1]} ${version}${system ? ` on ${system[1]}` : ''}`;
-  }
-
-  /** A row's button; `describedBy` names the row's description, so each button's accessible name is unique. */
-  function rowButton(text: string, className: string, onClick: (button: HTMLButtonElement) => Promise<void>, describedBy?: string): HTMLButtonElement {
-    const button = el('button', text, className);
-    button.type = 'button';
-    if (describedBy) button.setAttribute('aria-describedby', describedBy);
-    button.addEventListener('click', () => void onClick(button));
-    return button;
-  }
-
-  /** A row's request, its button disabled meanwhile: the answer, or null (the button back, the failure said) when refused. */
-  async function rowRequest(button: HTMLButtonElement, path: string, init: PageApiRequest, ok: number[], statusId: string, failure: string): Promise<PageApiResult | null> {
-    button.disabled = true;
-    const res = await api.request(path, init);
-    if (ok.includes(res.status)) return res;
-    button.disabled = false;
-    say(statusId, detailOf(res.body, failure), true);
-    return null;
-  }
-
-  // ---- tabs ----------------------------------------------------------------------------------
-
-  const tabs = Array.from(document.querySelectorAll<HTMLButtonElement>('[role="tab"]'));
-  const loaders: Record<string, () => Promise<void>> = { tokens: loadTokens, sessions: loadSessions };
-
-  function select(tab: HTMLButtonElement, focus: boolean): void {
-    for (const other of tabs) {
-      const selected = other === tab;
-      other.setAttribute('aria-selected', String(selected));
-      other.tabIndex = selected ? 0 : -1;
-      document.getElementById(other.getAttribute('aria-controls')!)!.hidden = !selected;
-    }
-    if (focus) tab.focus();
-    const name = tab.dataset.tab!;
-    history.replaceState(null, '', `#${name}`);
-    void (loaders[name] ?? window.tabLoaders?.[name])?.();
-  }
-
-  for (const tab of tabs) {
-    tab.addEventListener('click', () => select(tab, false));
-    tab.addEventListener('keydown', (e) => {
-      const i = tabs.indexOf(tab);
-      const target = {
-        ArrowRight: tabs[(i + 1) % tabs.length],
-        ArrowLeft: tabs[(i - 1 + tabs.length) % tabs.length],
-        Home: tabs[0],
-        End: tabs[tabs.length - 1],
-      }[e.key];
-      if (!target) return;
-      e.preventDefault();
-      select(target, true);
-    });
   }
 
   // ---- tokens --------------------------------------------------------------------------------
@@ -289,6 +197,5 @@
   for (const time of Array.from(document.querySelectorAll<HTMLTimeElement>('.identity time'))) {
     time.textContent = dateFormat.format(new Date(time.dateTime));
   }
-  const fromHash = tabs.find((t) => `#${t.dataset.tab}` === location.hash);
-  if (tabs.length) select(fromHash ?? tabs[0], false);
+  window.pageTabs.start({ tokens: loadTokens, sessions: loadSessions });
 })();

@@ -20,20 +20,11 @@ interface Window {
     recovery_codes_left: number;
   }
 
-  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const { dateFormat, detailOf } = window.pageKit;
   const when = (iso: string | null) => (iso ? dateFormat.format(new Date(iso)) : 'Never');
 
   function say(text: string, failed = false): void {
-    const node = byId('security-status')!;
-    node.textContent = text;
-    node.classList.toggle('error', failed);
-  }
-
-  function detailOf(body: unknown, fallback: string): string {
-    const record = (body ?? {}) as Record<string, unknown>;
-    if (typeof record.detail === 'string') return record.detail;
-    const fields = Object.entries(record).filter(([, v]) => Array.isArray(v));
-    return fields.length ? fields.map(([k, v]) => `${k}: ${(v as string[]).join(' ')}`).join(' ') : fallback;
+    window.pageKit.say('security-status', text, failed);
   }
 
   /** Recovery codes are shown once, where the user can copy them, and announced. */
