@@ -33,7 +33,9 @@ const PUBLIC = new Set([
   'POST /sso/logout/saml/',
   'GET /sso/logout/oidc/',
   'POST /sso/backchannel/oidc/',
+  // The pages: an anonymous browser is sent to the login page (302), as Django's login_required does.
   'GET /accounts/profile/',
+  'GET /accounts/admin/',
   'GET /static/:file',
 ]);
 
