@@ -24,10 +24,13 @@ export type AuthErrorCode =
   | 'invalid_token'
   | 'token_expired'
   | 'session_ended'
-  | 'mfa_required';
+  | 'mfa_required'
+  | 'account_expired';
 
 /** SPEC §16: what basic auth and the password grant answer a user who owes a second step. */
 export const MFA_REQUIRED = 'This account uses two-step verification; use a token.';
+/** SPEC §22: what basic, bearer, sessions and the password grant answer a user whose `account_expires` has passed. */
+export const ACCOUNT_EXPIRED = 'User account has expired.';
 export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
 export const NOT_AUTHENTICATED = 'Authentication credentials were not provided. To establish a login session, visit /api/login/.';
 
@@ -40,6 +43,7 @@ const AUTH_DETAIL: Record<AuthErrorCode, string> = {
   token_expired: 'Token has expired.',
   session_ended: 'Your session has ended.',
   mfa_required: MFA_REQUIRED,
+  account_expired: ACCOUNT_EXPIRED,
 };
 
 export class DomainError extends Error {

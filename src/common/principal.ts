@@ -25,6 +25,8 @@ export interface Account {
   mfaEnabled: boolean;
   /** An LDAP user's directory entry (null for others). */
   ldapDn: string | null;
+  /** SPEC §22: from this instant every credential of the account is refused (null: never). */
+  accountExpires: Date | null;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

@@ -19,6 +19,7 @@ const SSO_REFUSALS: Record<AccountRefusal, string> = {
   user_disabled: 'user is inactive',
   local_auth_disabled: 'local authentication is disabled',
   service_account: 'service accounts cannot log in',
+  account_expired: 'account has expired',
 };
 
 /**
@@ -39,7 +40,7 @@ export class SsoUsers {
   async resolve(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const result = await this.pipeline.login(provenOf(identity), null, trace);
     if ('user' in result) return result.user;
-    if (result.refused === 'account') throw new SsoFailure('inactive', SSO_REFUSALS[result.why]);
+    if (result.refused === 'account') throw new SsoFailure(result.why === 'account_expired' ? 'expired' : 'inactive', SSO_REFUSALS[result.why]);
     if (result.refused === 'maps') throw new SsoFailure('not_allowed', `refused by ${result.refusedBy}`);
     throw new SsoFailure('no_identity', result.refused === 'no_free_name' ? 'no free username' : result.refused);
   }

@@ -15,20 +15,26 @@ import { UsersService } from './users.service';
 /** Whom a password can prove: a local account (external users have no usable password). */
 const PASSWORD_HOLDER = { isActive: true, externalAccount: null };
 
-export type PasswordRefusal = 'local_auth_disabled' | 'invalid_credentials';
+export type PasswordRefusal = 'local_auth_disabled' | 'invalid_credentials' | 'account_expired';
 
 /**
  * The one validity rule for a password (HTTP basic, the login form, the password grant, a password
  * change), through the account policy. A password proves a local account, so none is accepted while
  * local authentication is off: asked first without an attempt, before any lookup, so that the answer
  * does not tell whether the name exists (every caller asks so first). With the attempt: the password must be the user's and the user
- * must pass the policy (an inactive user's right password is refused as a wrong one, as AWX did).
+ * must pass the policy (an inactive user's right password is refused as a wrong one, as AWX did). An expired
+ * account (SPEC §22) is told so, but only once its password proved it, and the attempt is no failure for the throttle.
  */
 export function passwordRefusal(policy: AccountPolicy, attempt?: { user: User | null; verified: boolean }): PasswordRefusal | null {
   if (!attempt) return policy.refusal(PASSWORD_HOLDER, 'password') ? 'local_auth_disabled' : null;
   if (!attempt.user || !attempt.verified) return 'invalid_credentials';
   const account = policy.refusal(attempt.user, 'password');
-  return account === 'local_auth_disabled' ? account : account ? 'invalid_credentials' : null;
+  return account === 'local_auth_disabled' || account === 'account_expired' ? account : account ? 'invalid_credentials' : null;
+}
+
+/** The throttle's verdict on a password refusal: an expired account's right password is no guess (SPEC §22). */
+function verdictOf(refusal: PasswordRefusal | null): 'right' | 'wrong' {
+  return refusal && refusal !== 'account_expired' ? 'wrong' : 'right';
 }
 
 export type PasswordPath = 'session' | 'basic' | 'password_grant' | 'password_change';
@@ -118,7 +124,7 @@ export class LocalCredentialsService {
     const refused = await this.throttle.attempt(
       this.pairOf(attempt),
       async () => passwordRefusal(this.policy, { user: candidate, verified: !!(await this.users.verifyPasswordOf(candidate, attempt.password)) }),
-      (refusal) => (refusal ? 'wrong' : 'right'),
+      verdictOf,
     );
     if (refused || !candidate) {
       this.fail(attempt, refused ?? 'invalid_credentials');
@@ -144,7 +150,7 @@ export class LocalCredentialsService {
           const asked = await this.askBackends(attempt, candidate, backends);
           return { outcome: asked, refused: 'user' in asked ? passwordRefusal(this.policy, { user: asked.user, verified: true }) : ('invalid_credentials' as const) };
         },
-        (result) => (result.refused ? 'wrong' : 'right'),
+        (result) => verdictOf(result.refused),
       ));
     } catch (err) {
       throw err instanceof PasswordBackendUnavailable ? this.unavailable(attempt, err) : err;

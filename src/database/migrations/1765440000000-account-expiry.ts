@@ -1,0 +1,15 @@
+import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+import { timestampColumn } from './columns';
+
+/** SPEC §22 (AC-2(3)): `account_expires`, the instant from which every login path refuses the user as expired. */
+export class AccountExpiry1765440000000 implements MigrationInterface {
+  name = 'AccountExpiry1765440000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.addColumns('auth_user', [new TableColumn(timestampColumn('account_expires', true))]);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropColumn('auth_user', 'account_expires');
+  }
+}
