@@ -135,6 +135,7 @@ export class LoginController {
 const FORM_REFUSALS: Partial<Record<string, string>> = {
   local_auth_disabled: 'Local authentication is disabled.',
   account_expired: 'Your account has expired. Contact your administrator.',
+  user_disabled: 'Your account is disabled. Contact your administrator.',
 };
 
 function failed(): never {

@@ -27,6 +27,9 @@ export interface Account {
   ldapDn: string | null;
   /** SPEC §22: from this instant every credential of the account is refused (null: never). */
   accountExpires: Date | null;
+  /** SPEC §22's inactivity period runs from the latest of `created`, these two (null: none yet). */
+  lastLoginEventAt: Date | null;
+  reactivatedAt: Date | null;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

@@ -5,6 +5,7 @@ import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
+import { InactiveAccounts } from './inactive-accounts';
 import { LoginThrottle, pairKey, ThrottledCheck, ThrottleRow } from './login-throttle.service';
 import { askPasswordMethod, BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
@@ -80,6 +81,7 @@ export class LocalCredentialsService {
     private readonly throttle: LoginThrottle,
     private readonly metrics: AuthMetrics,
     private readonly backends: LoginMethods,
+    private readonly inactivity: InactiveAccounts,
   ) {}
 
   /**
@@ -107,7 +109,7 @@ export class LocalCredentialsService {
       const maxAge = owner ? owner.repeatTtlMs() : undefined;
       if (cache && key && candidate && cache.matches(key, candidate.password, maxAge) && !passwordRefusal(this.policy, { user: candidate, verified: true })) {
         return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle)), () =>
-          this.succeeded(attempt, candidate),
+          this.admitted(attempt, candidate),
         );
       }
       // A local (or SSO, or service) account is proven by its hash alone, never by a directory (no takeover).
@@ -131,7 +133,7 @@ export class LocalCredentialsService {
       throw new AuthError(refused ?? 'invalid_credentials');
     }
     if (cache && key) cache.remember(key, candidate.password);
-    return this.succeeded(attempt, candidate);
+    return this.admitted(attempt, candidate);
   }
 
   /**
@@ -163,7 +165,20 @@ export class LocalCredentialsService {
     const ttl = this.backends.forAccount(outcome.user.externalAccount)?.repeatTtlMs() ?? 0;
     if (cache && key && ttl > 0) cache.remember(key, outcome.user.password, ttl);
     if (outcome.sourceName) attempt.provenBy?.(outcome.sourceName);
-    return this.succeeded(attempt, outcome.user, outcome.source);
+    return this.admitted(attempt, outcome.user, outcome.source);
+  }
+
+  /**
+   * A proven user (SPEC §22): one idle for ACCOUNT_INACTIVE_DAYS is deactivated now and refused as disabled, the
+   * attempt already judged right by the throttle; a date comparison on the row read, unless it is idle.
+   */
+  private admitted(attempt: CredentialCheck, user: User, source?: string): Awaitable<User> {
+    if (!this.inactivity.isIdle(user)) return this.succeeded(attempt, user, source);
+    return this.inactivity.enforce(user, attempt.trace).then((deactivated) => {
+      if (!deactivated) return this.succeeded(attempt, user, source);
+      this.fail(attempt, 'user_disabled');
+      throw new AuthError('user_disabled');
+    });
   }
 
   /** The throttle's counter of an attempt: the typed name from the client's address (SPEC §12). */
@@ -241,7 +256,7 @@ export class LocalCredentialsService {
     );
   }
 
-  private succeeded(attempt: CredentialCheck, user: User, source?: string): User {
+  private succeeded(attempt: CredentialCheck, user: User, source?: string): Awaitable<User> {
     const { path, clientIp, username } = attempt;
     const directory = source === undefined ? {} : { directory: source };
     // Browser logins are counted by SessionLogin, which every login path (form, SSO) goes through.
@@ -250,6 +265,8 @@ export class LocalCredentialsService {
       this.basicUse.log(`${user.id}|${clientIp}`, () => ({ event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...directory, ...attempt.trace }));
     } else if (path === 'password_grant') {
       this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...directory, ...attempt.trace });
+      // A login (SPEC §22): the inactivity period restarts; a browser's is recorded with its session (SessionLogin).
+      return this.inactivity.recordLogin(user).then(() => user);
     }
     return user;
   }
