@@ -11,6 +11,7 @@ import { LAST_USED_FLUSH_MS, LastUsedBuffer } from './tokens/last-used.buffer';
 import { TokenExpiryNotices } from './tokens/token-expiry-notices.service';
 import { TokenRevocationService } from './tokens/token-revocation.service';
 import { LoginThrottle } from './users/login-throttle.service';
+import { InactiveAccounts } from './users/inactive-accounts';
 import { CLAIMS_SWEEP_MS, ClaimsSweeper } from './maps/claims-sweeper.service';
 import { NO_REQUEST } from './common/request-context';
 
@@ -28,6 +29,9 @@ const DEVICE_CODE_SWEEP_MS = 60 * 1000;
 
 /** Tokens entering TOKEN_EXPIRY_WARNING_SECONDS are claimed and logged (`token_expiring`) this often. */
 const TOKEN_EXPIRY_NOTICE_MS = 60 * 1000;
+
+/** SPEC §22: users idle for ACCOUNT_INACTIVE_DAYS are deactivated this often ("at least hourly"). */
+const INACTIVITY_SWEEP_MS = 15 * 60 * 1000;
 
 /**
  * Every background loop of a service node, in one place (the CLI runs none). Each is named, has its
@@ -50,6 +54,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly deviceCodes: DeviceCodes,
     private readonly tokenExpiry: TokenExpiryNotices,
     private readonly claimsSweeper: ClaimsSweeper,
+    private readonly inactiveAccounts: InactiveAccounts,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -67,6 +72,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('throttle-sweep', THROTTLE_SWEEP_MS, () => this.throttle.sweep());
     s.every('device-code-sweep', DEVICE_CODE_SWEEP_MS, () => this.deviceCodes.sweep());
     s.every('login-claims-sweep', CLAIMS_SWEEP_MS, () => this.claimsSweeper.sweepOnce());
+    s.every('inactive-accounts-sweep', INACTIVITY_SWEEP_MS, () => this.inactiveAccounts.sweep(NO_REQUEST));
     // Each token once across every node: a pass claims its tokens with one UPDATE before logging them.
     if (this.config.oauth2ProviderEnabled) s.every('token-expiry-notices', TOKEN_EXPIRY_NOTICE_MS, () => this.tokenExpiry.noticeExpiring());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());

@@ -21,6 +21,7 @@ describe('background loops', () => {
       [
         { name: 'database-probe', periodMs: 1000 },
         { name: 'device-code-sweep', periodMs: 60000 },
+        { name: 'inactive-accounts-sweep', periodMs: 900000 },
         { name: 'last-used-flush', periodMs: 15000 },
         { name: 'login-claims-sweep', periodMs: 60000 },
         { name: 'pending-state-sweep', periodMs: 60000 },

@@ -9,6 +9,7 @@ const DJANGO_HASH = 'pbkdf2_sha256$260000$q1W2e3R4t5Y6$b1E+JRdLxlP9Z4g0E3MEqWB+0
 const FIELDS = [
   'id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'username', 'first_name', 'last_name',
   'email', 'is_active', 'is_superuser', 'is_system_auditor', 'password', 'last_login', 'external_account', 'ldap_dn', 'auth', 'login_locked',
+  'account_expires', 'break_glass',
 ];
 
 describe('users (SPEC §8)', () => {

@@ -75,7 +75,7 @@ export class LoginController {
         if (err.retryAfter !== null) res.header('Retry-After', String(err.retryAfter));
         return again(429, err.detail);
       }
-      return again(401, err.code === 'local_auth_disabled' ? 'Local authentication is disabled.' : LOGIN_FAILED);
+      return again(401, FORM_REFUSALS[err.code] ?? LOGIN_FAILED);
     }
     // A user with a second factor, or one MFA_REQUIRED_FOR names, gets no session yet (SPEC §16).
     const { user, secondStep, source } = proof;
@@ -130,6 +130,13 @@ export class LoginController {
     return new URL(this.config.publicUrl).origin;
   }
 }
+
+/** The form's alert for a refusal that may say more than §2's one message (SPEC §22: only after the password proved the user). */
+const FORM_REFUSALS: Partial<Record<string, string>> = {
+  local_auth_disabled: 'Local authentication is disabled.',
+  account_expired: 'Your account has expired. Contact your administrator.',
+  user_disabled: 'Your account is disabled. Contact your administrator.',
+};
 
 function failed(): never {
   throw new AuthError('invalid_credentials');

@@ -13,7 +13,7 @@ import { ResetMfaCommand } from './mfa-commands';
 import { LdapTestCommand, LoginTestCommand, RadiusTestCommand } from './login-test-commands';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
 import { ClearTokensCommand, CreateOAuth2TokenCommand, ListExpiringTokensCommand, RevokeOAuth2TokensCommand } from './token-commands';
-import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand, UnlockUserCommand } from './user-commands';
+import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticationCommand, UnlockUserCommand, DisableInactiveUsersCommand } from './user-commands';
 
 /**
  * The management commands run on the Nest application context: same services, no HTTP server. The password
@@ -26,6 +26,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
     ChangePasswordCommand,
     EnableLocalAuthenticationCommand,
     UnlockUserCommand,
+    DisableInactiveUsersCommand,
     ResetMfaCommand,
     ExpireSessionsCommand,
     CleanupSessionsCommand,

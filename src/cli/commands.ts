@@ -58,6 +58,12 @@ export const COMMANDS: CommandDefinition[] = [
     implementation: () => users().UnlockUserCommand,
   },
   {
+    name: 'disable_inactive_users',
+    description: 'Deactivate the users idle for ACCOUNT_INACTIVE_DAYS now (SPEC §22), one line each',
+    options: [{ flags: '--dry-run', description: 'only list whom it would deactivate' }],
+    implementation: () => users().DisableInactiveUsersCommand,
+  },
+  {
     name: 'reset_mfa',
     description: "Remove every second factor of a user (authenticator app, security keys, recovery codes)",
     options: [{ flags: '--user <username>', description: 'the user locked out of their factors' }],

@@ -5,6 +5,7 @@ import { errorMessages, FieldErrors } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import { LoginLocksService } from '../users/login-locks.service';
 import { UsersService } from '../users/users.service';
+import { InactiveAccounts } from '../users/inactive-accounts';
 import { CommandError, passwordFrom, userDoesNotExist } from './command-error';
 import { NO_REQUEST } from '../common/request-context';
 
@@ -87,5 +88,22 @@ export class UnlockUserCommand extends CommandRunner {
     const unlocked = await this.locks.unlockName(options.user, known, 'manage', NO_REQUEST, options.address);
     if (unlocked === null) throw new CommandError(`No user or login lock has the name '${options.user}'.`);
     console.log(`Unlocked ${unlocked} address(es) for ${options.user}.`);
+  }
+}
+
+/**
+ * `disable_inactive_users [--dry-run]` (SPEC §22): the background sweep, now; one line per user it deactivates (or,
+ * `--dry-run`, would), then the count. Nothing to do is no failure: exit 0.
+ */
+@Injectable()
+export class DisableInactiveUsersCommand extends CommandRunner {
+  constructor(private readonly inactive: InactiveAccounts) {
+    super();
+  }
+
+  async run(_: string[], options: { dryRun?: boolean }): Promise<void> {
+    const users = await this.inactive.sweep(NO_REQUEST, !!options.dryRun);
+    for (const user of users) console.log(`${options.dryRun ? 'Would deactivate' : 'Deactivated'} ${user.username} (id ${user.id}).`);
+    console.log(`${users.length} user(s) ${options.dryRun ? 'would be ' : ''}disabled.`);
   }
 }

@@ -24,10 +24,16 @@ export type AuthErrorCode =
   | 'invalid_token'
   | 'token_expired'
   | 'session_ended'
-  | 'mfa_required';
+  | 'mfa_required'
+  | 'account_expired'
+  | 'user_disabled';
 
 /** SPEC §16: what basic auth and the password grant answer a user who owes a second step. */
 export const MFA_REQUIRED = 'This account uses two-step verification; use a token.';
+/** SPEC §22: what basic, bearer, sessions and the password grant answer a user whose `account_expires` has passed. */
+export const ACCOUNT_EXPIRED = 'User account has expired.';
+/** SPEC §22: DRF's words (as AWX) for a deactivated account whose password proved it. */
+export const USER_DISABLED = 'User inactive or deleted.';
 export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
 export const NOT_AUTHENTICATED = 'Authentication credentials were not provided. To establish a login session, visit /api/login/.';
 
@@ -40,6 +46,8 @@ const AUTH_DETAIL: Record<AuthErrorCode, string> = {
   token_expired: 'Token has expired.',
   session_ended: 'Your session has ended.',
   mfa_required: MFA_REQUIRED,
+  account_expired: ACCOUNT_EXPIRED,
+  user_disabled: USER_DISABLED,
 };
 
 export class DomainError extends Error {

@@ -12,6 +12,8 @@ const STATUS: Record<ErrorCode, number> = {
   token_expired: 401,
   session_ended: 401,
   mfa_required: 401,
+  account_expired: 401,
+  user_disabled: 401,
   permission_denied: 403,
   insufficient_scope: 403,
   not_found: 404,

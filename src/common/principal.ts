@@ -25,6 +25,11 @@ export interface Account {
   mfaEnabled: boolean;
   /** An LDAP user's directory entry (null for others). */
   ldapDn: string | null;
+  /** SPEC §22: from this instant every credential of the account is refused (null: never). */
+  accountExpires: Date | null;
+  /** SPEC §22's inactivity period runs from the latest of `created`, these two (null: none yet). */
+  lastLoginEventAt: Date | null;
+  reactivatedAt: Date | null;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

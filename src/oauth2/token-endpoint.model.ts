@@ -8,7 +8,7 @@ import {
   Token,
 } from '@node-oauth/oauth2-server';
 import { Logger } from '@nestjs/common';
-import { AuthError, MFA_REQUIRED } from '../common/errors';
+import { ACCOUNT_EXPIRED, AuthError, MFA_REQUIRED, USER_DISABLED } from '../common/errors';
 import { Transactions } from '../database/transactions';
 import { Application } from '../tokens/application.entity';
 import { ApplicationsService, grantsOf } from '../tokens/applications.service';
@@ -108,6 +108,9 @@ export class TokenEndpointModel {
       if (proof.secondStep) throw new InvalidGrantError(MFA_REQUIRED);
       return { entity: proof.user };
     } catch (err) {
+      // SPEC §22: an expired account is told so, once its password proved it.
+      if (err instanceof AuthError && err.code === 'account_expired') throw new InvalidGrantError(ACCOUNT_EXPIRED);
+      if (err instanceof AuthError && err.code === 'user_disabled') throw new InvalidGrantError(USER_DISABLED);
       if (err instanceof AuthError) return null;
       throw err;
     }

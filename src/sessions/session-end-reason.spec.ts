@@ -15,6 +15,8 @@ const PINNED: Record<string, RegExp> = {
   idp_logout: /identity provider/,
   // SPEC §21: a new §3 reason, §13's word for it "access".
   access_revoked: /access/,
+  // SPEC §22: the words of the 401 a session of an expired account answers.
+  account_expired: /^User account has expired\.$/,
 };
 
 describe('session end messages (SPEC §3, §13)', () => {

@@ -13,9 +13,16 @@ export const SESSION_END_MESSAGES = {
   idp_logout: 'You were logged out by your identity provider: your single sign-on session there has ended.',
   /** SPEC §21: the identity source refused a login of the user (a group gate, an `allow` rule). */
   access_revoked: 'You were logged out: your access was revoked by your identity source.',
+  /** SPEC §22: the user's `account_expires` has passed; the session is refused, not ended (a later date revives it). */
+  account_expired: 'User account has expired.',
 } as const;
 
 export type SessionEndReason = keyof typeof SESSION_END_MESSAGES;
+
+/** Whether a refusal ends the session's row: an expired account's sessions only wait (SPEC §22). */
+export function endsSession(reason: SessionEndReason): boolean {
+  return reason !== 'account_expired';
+}
 
 export function isSessionEndReason(value: unknown): value is SessionEndReason {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(SESSION_END_MESSAGES, value);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { SessionEndReason } from './session-end-reason';
+import { endsSession, SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
@@ -95,7 +95,7 @@ export class SessionWatcher implements OnModuleDestroy {
     // The same rule as every request's (the session strategy's); a deactivation ends the row itself.
     const reason = this.sessions.validate(row, row.user, now);
     // One loop watches the streams of many requests: its writes belong to none of them.
-    if (reason && !row.endedAt) await this.sessions.end({ ids: [row.id] }, reason, NO_REQUEST);
+    if (reason && !row.endedAt && endsSession(reason)) await this.sessions.end({ ids: [row.id] }, reason, NO_REQUEST);
     if (reason) return this.finish(entry, reason);
     if (row.expires.getTime() !== entry.lastExpires) {
       entry.lastExpires = row.expires.getTime();

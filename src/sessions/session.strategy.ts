@@ -5,7 +5,7 @@ import { andThen, Awaitable } from '../common/awaitable';
 import { Clock } from '../common/clock';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
-import { SESSION_END_MESSAGES, SessionEndReason } from './session-end-reason';
+import { endsSession, SESSION_END_MESSAGES, SessionEndReason } from './session-end-reason';
 import { SessionCookies } from './session-cookies';
 import { CookieStrategyBase } from './cookie-strategy';
 import { ResolvedSession, SessionsService } from './sessions.service';
@@ -47,9 +47,9 @@ export class SessionStrategy extends PassportStrategy(CookieStrategyBase, 'sessi
     });
   }
 
-  /** An ended session: 401 with its reason, unless an Authorization header is there to decide instead. */
+  /** An ended (or an expired account's) session: 401 with its reason, unless an Authorization header is there to decide instead. */
   private async refuse(req: CredentialRequest, session: Session, reason: SessionEndReason): Promise<undefined> {
-    if (!session.endedAt) await this.sessions.end({ ids: [session.id] }, reason, traceOf(req));
+    if (!session.endedAt && endsSession(reason)) await this.sessions.end({ ids: [session.id] }, reason, traceOf(req));
     if (req.headers.authorization) return undefined;
     throw sessionEnded(reason);
   }

@@ -26,7 +26,7 @@ export interface NewSession {
 }
 
 /** What the session rule reads of its user: the account policy's fields and the sessions cut-off. */
-export type SessionOwner = Pick<User, 'isActive' | 'externalAccount' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>;
+export type SessionOwner = Pick<User, 'isActive' | 'externalAccount' | 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'> & Partial<Pick<User, 'accountExpires'>>;
 
 /** A session created at or before its user's cut-off is over with the cut-off's reason, but for the one kept. */
 function cutOffReason(session: Pick<Session, 'id' | 'created'>, user: Pick<SessionOwner, 'sessionsEndedBefore' | 'sessionsEndReason' | 'sessionsKeptId'>): SessionEndReason | null {
@@ -127,7 +127,7 @@ export class SessionsService {
    * Over when it was ended, timed out (idle or absolute), or its user fails the account policy.
    */
   validate(session: Session, user: SessionOwner, now = this.clock.now()): SessionEndReason | null {
-    return this.endedReason(session, now) ?? cutOffReason(session, user) ?? this.policy.refusal(user, 'session');
+    return this.endedReason(session, now) ?? cutOffReason(session, user) ?? this.policy.refusal(user, 'session', now);
   }
 
   async findById(id: number): Promise<Session | null> {

@@ -104,6 +104,10 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'LOGIN_FAILURE_WINDOW', category: AUTH, default: 900, schema: integer(1, 31536000) },
   // SPEC §22: 0 = locked until the window ends (§12), N = N seconds from the locking failure, -1 = until unlocked.
   { key: 'LOGIN_LOCKOUT_DURATION', category: AUTH, default: 0, schema: lockoutDuration },
+  // SPEC §22: "" = the active local superuser with the lowest id and no account_expires (users/break-glass.ts checks a name).
+  { key: 'BREAK_GLASS_USERNAME', category: AUTH, default: '', schema: z.string().max(150) },
+  // SPEC §22 (AC-2(3)): days without a login after which a user is deactivated; 0 = off (the STIG's value is 35).
+  { key: 'ACCOUNT_INACTIVE_DAYS', category: AUTH, default: 0, schema: integer(0, 3650) },
   { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
   // SPEC §15: a cap over every access token issued (0: none), and how long before expiry a token is "expiring soon".
   { key: 'TOKEN_MAX_LIFETIME_SECONDS', category: AUTH, default: 0, schema: integer(0, OAUTH2_LIFETIME_MAX) },
@@ -140,6 +144,8 @@ export interface AuthenticationSettings {
   LOGIN_FAILURES_ALLOWED: number;
   LOGIN_FAILURE_WINDOW: number;
   LOGIN_LOCKOUT_DURATION: number;
+  BREAK_GLASS_USERNAME: string;
+  ACCOUNT_INACTIVE_DAYS: number;
   ALLOW_METRICS_FOR_ANONYMOUS_USERS: boolean;
   TOKEN_MAX_LIFETIME_SECONDS: number;
   TOKEN_EXPIRY_WARNING_SECONDS: number;

@@ -20,9 +20,9 @@ export const ALL_SETTINGS = 'all';
 
 /**
  * A rule across the keys of a category: `next` is what the write would leave, `typed` the keys the write gives
- * a value of its own (a secret sent as `"$encrypted$"`, or left out, is not typed: it keeps the stored one).
+ * a value of its own (a secret sent as `"$encrypted$"`, or left out, is not typed: it keeps the stored one); async to ask the database.
  */
-export type CategoryCheck = (next: Record<string, unknown>, typed: ReadonlySet<string>) => Record<string, string[]> | undefined;
+export type CategoryCheck = (next: Record<string, unknown>, typed: ReadonlySet<string>) => Record<string, string[]> | undefined | Promise<Record<string, string[]> | undefined>;
 
 /** The hidden keys (SettingDefinition.hidden) a write that passed its checks stores with it, in the same transaction. */
 export type CategoryDerivation = (next: Record<string, unknown>, typed: ReadonlySet<string>) => Record<string, unknown> | undefined;
@@ -190,7 +190,7 @@ export class SettingsService implements OnModuleInit {
     const next: Record<string, unknown> = {};
     for (const key of defs.keys()) next[key] = changes.has(key) ? changes.get(key) : this.get(key);
     const checks = category === ALL_SETTINGS ? [...this.checks.values()].flat() : (this.checks.get(category) ?? []);
-    for (const check of checks) Object.assign(errors, check(next, typed) ?? {});
+    for (const check of checks) Object.assign(errors, (await check(next, typed)) ?? {});
     if (Object.keys(errors).length) throw new FieldErrors(errors);
     const derivations = category === ALL_SETTINGS ? [...this.derivations.values()].flat() : (this.derivations.get(category) ?? []);
     for (const derive of derivations) {

@@ -8,6 +8,10 @@ export type SsoFailureCode =
   | 'replayed'
   | 'no_identity'
   | 'inactive'
+  /** SPEC §22: the user's `account_expires` has passed. */
+  | 'expired'
+  /** SPEC §22: deactivated at this login for ACCOUNT_INACTIVE_DAYS. */
+  | 'disabled'
   /** SPEC §21: an allow decision of the maps refused the login. */
   | 'not_allowed';
 
@@ -21,6 +25,8 @@ export const SSO_FAILURE_MESSAGES: Record<SsoFailureCode, string> = {
   replayed: 'Single sign-on failed: this login answer was already used. Please log in again.',
   no_identity: 'Single sign-on failed: the identity provider did not send a usable user identifier.',
   inactive: 'Single sign-on failed: your account is inactive.',
+  expired: 'Your account has expired. Contact your administrator.',
+  disabled: 'Your account is disabled. Contact your administrator.',
   not_allowed: 'Your account is not allowed to log in here.',
 };
 

@@ -8,6 +8,7 @@ import { ExternalLogins } from '../external-logins/external-logins.service';
 import type { AccountRefusal } from '../users/account-policy';
 import { User } from '../users/user.entity';
 import { cleanUsername } from '../users/usernames';
+import { InactiveAccounts } from '../users/inactive-accounts';
 import { UsersService } from '../users/users.service';
 import type { ExternalIdentity } from './external-identity';
 import { SocialAuth } from './social-auth.entity';
@@ -19,6 +20,7 @@ const SSO_REFUSALS: Record<AccountRefusal, string> = {
   user_disabled: 'user is inactive',
   local_auth_disabled: 'local authentication is disabled',
   service_account: 'service accounts cannot log in',
+  account_expired: 'account has expired',
 };
 
 /**
@@ -33,13 +35,16 @@ export class SsoUsers {
     private readonly users: UsersService,
     private readonly pipeline: ExternalLogins,
     private readonly clock: Clock,
+    private readonly inactivity: InactiveAccounts,
   ) {}
 
   /** The user of a completed SSO login; a refusal is the login page's alert. */
   async resolve(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const result = await this.pipeline.login(provenOf(identity), null, trace);
+    // SPEC §22: an idle user the provider proved is deactivated now, and refused as disabled.
+    if ('user' in result && (await this.inactivity.enforce(result.user, trace))) throw new SsoFailure('disabled', 'inactive for ACCOUNT_INACTIVE_DAYS');
     if ('user' in result) return result.user;
-    if (result.refused === 'account') throw new SsoFailure('inactive', SSO_REFUSALS[result.why]);
+    if (result.refused === 'account') throw new SsoFailure(result.why === 'account_expired' ? 'expired' : 'inactive', SSO_REFUSALS[result.why]);
     if (result.refused === 'maps') throw new SsoFailure('not_allowed', `refused by ${result.refusedBy}`);
     throw new SsoFailure('no_identity', result.refused === 'no_free_name' ? 'no free username' : result.refused);
   }

@@ -48,7 +48,7 @@ export interface IssuedTokens {
 
 export type { BearerLookup };
 
-export type TokenRefusal = 'invalid_token' | 'token_expired' | 'local_auth_disabled';
+export type TokenRefusal = 'invalid_token' | 'token_expired' | 'local_auth_disabled' | 'account_expired';
 
 /** Issues and looks up access tokens; every path that creates one (API, CLI, OAuth grants) comes here. */
 @Injectable()
@@ -174,14 +174,14 @@ export class TokensService {
    */
   validate(
     token: Pick<AccessToken, 'expires' | 'created'> | null,
-    user: Pick<User, 'isActive' | 'externalAccount' | 'tokensRevokedBefore'> | null,
+    user: (Pick<User, 'isActive' | 'externalAccount' | 'tokensRevokedBefore'> & Partial<Pick<User, 'accountExpires'>>) | null,
     now = this.clock.now(),
     systemCutoff: Date | null = null,
   ): TokenRefusal | null {
     if (!token || !user) return 'invalid_token';
     // Revoked by a cut-off (all of the user's, or every token): the same answer as a deleted row.
     if (revokedByCutoff(token.created, user.tokensRevokedBefore, systemCutoff)) return 'invalid_token';
-    const account = this.policy.refusal(user, 'bearer');
+    const account = this.policy.refusal(user, 'bearer', now);
     if (account === 'user_disabled') return 'invalid_token';
     if (token.expires.getTime() <= now.getTime()) return 'token_expired';
     return account;

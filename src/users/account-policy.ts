@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
+import { Clock } from '../common/clock';
 import { PermissionDenied } from '../common/errors';
 import { SettingsService } from '../settings/settings.service';
 import type { User } from './user.entity';
 
 /** Why an account may not act at all right now, whatever credential it presents. */
-export type AccountRefusal = 'user_disabled' | 'local_auth_disabled' | 'service_account';
+export type AccountRefusal = 'user_disabled' | 'local_auth_disabled' | 'service_account' | 'account_expired';
 
 /** `external_account` of an application's service account (SPEC §15): client credentials are its only way in. */
 export const SERVICE_ACCOUNT = 'service';
@@ -33,7 +34,7 @@ export interface AccountPolicySettings {
   ALLOW_OAUTH2_FOR_EXTERNAL_USERS: boolean;
 }
 
-type Account = Pick<User, 'isActive' | 'externalAccount'>;
+type Account = Pick<User, 'isActive' | 'externalAccount'> & Partial<Pick<User, 'accountExpires'>>;
 
 /**
  * The account rules every credential kind shares (SPEC §1, §5, §8): the account is active, and
@@ -45,10 +46,13 @@ export function accountRefusal(
   user: Account,
   settings: Pick<AccountPolicySettings, 'DISABLE_LOCAL_AUTH'>,
   kind?: CredentialKind,
+  now?: Date,
 ): AccountRefusal | null {
   if (!user.isActive) return 'user_disabled';
   if (user.externalAccount === SERVICE_ACCOUNT && kind && PERSON_LOGINS.has(kind)) return 'service_account';
   if (settings.DISABLE_LOCAL_AUTH && !user.externalAccount) return 'local_auth_disabled';
+  // SPEC §22 `account_expires`: a comparison on the row the request already loaded, no query (the hot path).
+  if (user.accountExpires && now && user.accountExpires.getTime() <= now.getTime()) return 'account_expired';
   return null;
 }
 
@@ -73,11 +77,13 @@ export class AccountPolicy {
   constructor(
     private readonly settings: SettingsService,
     private readonly metrics?: AuthMetrics,
+    private readonly clock?: Clock,
   ) {}
 
   /** Why `user` may not act with a credential of `kind` now, or null; every validity rule asks this. */
-  refusal<K extends CredentialKind>(user: Account, kind: K): RefusalOf<K> | null {
-    const refused = accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') }, kind);
+  refusal<K extends CredentialKind>(user: Account, kind: K, now?: Date): RefusalOf<K> | null {
+    const at = user.accountExpires ? (now ?? this.clock?.now() ?? new Date()) : undefined;
+    const refused = accountRefusal(user, { DISABLE_LOCAL_AUTH: this.settings.get('DISABLE_LOCAL_AUTH') }, kind, at);
     if (refused) this.metrics?.accountRefusals.inc({ kind, reason: refused });
     return refused as RefusalOf<K> | null;
   }

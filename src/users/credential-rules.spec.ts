@@ -77,7 +77,7 @@ describe('SSO login rule (the external-login pipeline)', () => {
     const provisioning = { refresh: async (u: User) => u };
     const maps = { refusal: () => null, apply: async (u: User) => u };
     const pipeline = new ExternalLogins(methods as never, logins as never, undefined as never, provisioning as never, maps as never, policy(values, asked));
-    return new SsoUsers(undefined as never, undefined as never, pipeline, undefined as never);
+    return new SsoUsers(undefined as never, undefined as never, pipeline, undefined as never, { enforce: async () => false } as never);
   }
   const identity = { provider: 'oidc:test', uid: 'subject' };
 

@@ -5,6 +5,7 @@ import { AuthError, ServiceUnavailable, Throttled } from '../common/errors';
 import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
+import { InactiveAccounts } from './inactive-accounts';
 import { LoginThrottle, pairKey, ThrottledCheck, ThrottleRow } from './login-throttle.service';
 import { askPasswordMethod, BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
@@ -15,20 +16,26 @@ import { UsersService } from './users.service';
 /** Whom a password can prove: a local account (external users have no usable password). */
 const PASSWORD_HOLDER = { isActive: true, externalAccount: null };
 
-export type PasswordRefusal = 'local_auth_disabled' | 'invalid_credentials';
+export type PasswordRefusal = 'local_auth_disabled' | 'invalid_credentials' | 'account_expired';
 
 /**
  * The one validity rule for a password (HTTP basic, the login form, the password grant, a password
  * change), through the account policy. A password proves a local account, so none is accepted while
  * local authentication is off: asked first without an attempt, before any lookup, so that the answer
  * does not tell whether the name exists (every caller asks so first). With the attempt: the password must be the user's and the user
- * must pass the policy (an inactive user's right password is refused as a wrong one, as AWX did).
+ * must pass the policy (an inactive user's right password is refused as a wrong one, as AWX did). An expired
+ * account (SPEC §22) is told so, but only once its password proved it, and the attempt is no failure for the throttle.
  */
 export function passwordRefusal(policy: AccountPolicy, attempt?: { user: User | null; verified: boolean }): PasswordRefusal | null {
   if (!attempt) return policy.refusal(PASSWORD_HOLDER, 'password') ? 'local_auth_disabled' : null;
   if (!attempt.user || !attempt.verified) return 'invalid_credentials';
   const account = policy.refusal(attempt.user, 'password');
-  return account === 'local_auth_disabled' ? account : account ? 'invalid_credentials' : null;
+  return account === 'local_auth_disabled' || account === 'account_expired' ? account : account ? 'invalid_credentials' : null;
+}
+
+/** The throttle's verdict on a password refusal: an expired account's right password is no guess (SPEC §22). */
+function verdictOf(refusal: PasswordRefusal | null): 'right' | 'wrong' {
+  return refusal && refusal !== 'account_expired' ? 'wrong' : 'right';
 }
 
 export type PasswordPath = 'session' | 'basic' | 'password_grant' | 'password_change';
@@ -74,6 +81,7 @@ export class LocalCredentialsService {
     private readonly throttle: LoginThrottle,
     private readonly metrics: AuthMetrics,
     private readonly backends: LoginMethods,
+    private readonly inactivity: InactiveAccounts,
   ) {}
 
   /**
@@ -101,7 +109,7 @@ export class LocalCredentialsService {
       const maxAge = owner ? owner.repeatTtlMs() : undefined;
       if (cache && key && candidate && cache.matches(key, candidate.password, maxAge) && !passwordRefusal(this.policy, { user: candidate, verified: true })) {
         return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle)), () =>
-          this.succeeded(attempt, candidate),
+          this.admitted(attempt, candidate),
         );
       }
       // A local (or SSO, or service) account is proven by its hash alone, never by a directory (no takeover).
@@ -118,14 +126,14 @@ export class LocalCredentialsService {
     const refused = await this.throttle.attempt(
       this.pairOf(attempt),
       async () => passwordRefusal(this.policy, { user: candidate, verified: !!(await this.users.verifyPasswordOf(candidate, attempt.password)) }),
-      (refusal) => (refusal ? 'wrong' : 'right'),
+      verdictOf,
     );
     if (refused || !candidate) {
       this.fail(attempt, refused ?? 'invalid_credentials');
       throw new AuthError(refused ?? 'invalid_credentials');
     }
     if (cache && key) cache.remember(key, candidate.password);
-    return this.succeeded(attempt, candidate);
+    return this.admitted(attempt, candidate);
   }
 
   /**
@@ -144,7 +152,7 @@ export class LocalCredentialsService {
           const asked = await this.askBackends(attempt, candidate, backends);
           return { outcome: asked, refused: 'user' in asked ? passwordRefusal(this.policy, { user: asked.user, verified: true }) : ('invalid_credentials' as const) };
         },
-        (result) => (result.refused ? 'wrong' : 'right'),
+        (result) => verdictOf(result.refused),
       ));
     } catch (err) {
       throw err instanceof PasswordBackendUnavailable ? this.unavailable(attempt, err) : err;
@@ -157,7 +165,20 @@ export class LocalCredentialsService {
     const ttl = this.backends.forAccount(outcome.user.externalAccount)?.repeatTtlMs() ?? 0;
     if (cache && key && ttl > 0) cache.remember(key, outcome.user.password, ttl);
     if (outcome.sourceName) attempt.provenBy?.(outcome.sourceName);
-    return this.succeeded(attempt, outcome.user, outcome.source);
+    return this.admitted(attempt, outcome.user, outcome.source);
+  }
+
+  /**
+   * A proven user (SPEC §22): one idle for ACCOUNT_INACTIVE_DAYS is deactivated now and refused as disabled, the
+   * attempt already judged right by the throttle; a date comparison on the row read, unless it is idle.
+   */
+  private admitted(attempt: CredentialCheck, user: User, source?: string): Awaitable<User> {
+    if (!this.inactivity.isIdle(user)) return this.succeeded(attempt, user, source);
+    return this.inactivity.enforce(user, attempt.trace).then((deactivated) => {
+      if (!deactivated) return this.succeeded(attempt, user, source);
+      this.fail(attempt, 'user_disabled');
+      throw new AuthError('user_disabled');
+    });
   }
 
   /** The throttle's counter of an attempt: the typed name from the client's address (SPEC §12). */
@@ -235,7 +256,7 @@ export class LocalCredentialsService {
     );
   }
 
-  private succeeded(attempt: CredentialCheck, user: User, source?: string): User {
+  private succeeded(attempt: CredentialCheck, user: User, source?: string): Awaitable<User> {
     const { path, clientIp, username } = attempt;
     const directory = source === undefined ? {} : { directory: source };
     // Browser logins are counted by SessionLogin, which every login path (form, SSO) goes through.
@@ -244,6 +265,8 @@ export class LocalCredentialsService {
       this.basicUse.log(`${user.id}|${clientIp}`, () => ({ event: 'api_auth', method: 'basic', outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...directory, ...attempt.trace }));
     } else if (path === 'password_grant') {
       this.logger.log({ event: 'login', method: path, outcome: 'success', user_id: user.id, username, client_ip: clientIp, ...directory, ...attempt.trace });
+      // A login (SPEC §22): the inactivity period restarts; a browser's is recorded with its session (SessionLogin).
+      return this.inactivity.recordLogin(user).then(() => user);
     }
     return user;
   }

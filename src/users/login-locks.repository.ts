@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder } from 'typeorm';
 import { LoginFailure } from './login-failure.entity';
 import { User } from './user.entity';
+import { foldUsername } from './usernames';
 
 /** The moment a list is read at, and the settings that decide what is locked then. */
 export interface LockClock {
@@ -104,17 +105,21 @@ export class LoginLocksRepository {
   }
 
   /**
-   * The break-glass superuser's folded name (SPEC §22, BREAK_GLASS_USERNAME's default ""): the active local
-   * superuser with the lowest id; null when there is none.
+   * The break-glass superuser (SPEC §22): BREAK_GLASS_USERNAME "" is the active local superuser with the lowest id
+   * and no `account_expires`; a name is that user while it is an active local superuser without one; else none.
    */
-  async breakGlassFolded(): Promise<string | null> {
-    const user = await this.dataSource
+  async breakGlass(configured: string): Promise<Pick<User, 'id' | 'usernameFolded'> | null> {
+    const query = this.dataSource
       .getRepository(User)
       .createQueryBuilder('u')
       .select(['u.id', 'u.usernameFolded'])
-      .where('u.is_superuser = 1 AND u.is_active = 1 AND u.external_account IS NULL')
-      .orderBy('u.id', 'ASC')
-      .getOne();
-    return user?.usernameFolded ?? null;
+      .where('u.is_superuser = 1 AND u.is_active = 1 AND u.external_account IS NULL AND u.account_expires IS NULL');
+    if (configured) query.andWhere('u.username_folded = :folded', { folded: foldUsername(configured) });
+    return (await query.orderBy('u.id', 'ASC').getOne()) ?? null;
+  }
+
+  /** The break-glass superuser's folded name; null when there is none. */
+  async breakGlassFolded(configured: string): Promise<string | null> {
+    return (await this.breakGlass(configured))?.usernameFolded ?? null;
   }
 }

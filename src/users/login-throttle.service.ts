@@ -143,7 +143,7 @@ export class LoginThrottle {
     if (duration === 0) terms.until = new Date(reservation.windowStart.getTime() + this.windowMs());
     else if (duration > 0) terms.until = new Date(now.getTime() + duration * 1000);
     const beyondCap = terms.indefinitely || terms.until!.getTime() > capped.getTime();
-    if (beyondCap && (await this.locks.breakGlassFolded()) === foldUsername(reservation.username)) return { ...terms, until: capped, indefinitely: false };
+    if (beyondCap && (await this.locks.breakGlassFolded(this.settings.get<string>('BREAK_GLASS_USERNAME'))) === foldUsername(reservation.username)) return { ...terms, until: capped, indefinitely: false };
     return terms;
   }
 

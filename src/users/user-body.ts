@@ -3,6 +3,14 @@ import { text } from '../common/validation';
 import type { LoginMethod } from './login-methods';
 import type { User } from './user.entity';
 
+const DATE_TIME_FORMAT = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+
+/** DRF's DateTimeField: ISO 8601 with an offset or Z; parsed to the instant. */
+const dateTime = z
+  .string({ error: DATE_TIME_FORMAT })
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), DATE_TIME_FORMAT)
+  .transform((s) => new Date(s));
+
 /**
  * The body of POST, PUT and (partial) PATCH `/api/v2/users/…`, with AWX's field lengths; also the body that
  * makes a user through an organization's or team's user list (SPEC §21).
@@ -17,6 +25,8 @@ export const USER_BODY = z.object({
   is_superuser: z.boolean().optional(),
   is_system_auditor: z.boolean().optional(),
   is_active: z.boolean().optional(),
+  // SPEC §22: a date-time or null (none); written by superusers only (the controller).
+  account_expires: dateTime.nullable().optional(),
   // Checked only when it is needed (an own password change): anything but a string counts as absent.
   old_password: z.string().optional().catch(undefined),
 });

@@ -3,6 +3,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { Principal } from '../common/principal';
 import { LoginLocksService } from './login-locks.service';
 import { UserIdentities } from './user-identities';
+import { BreakGlass } from './break-glass';
 import type { User } from './user.entity';
 import { serializeUser } from './user.serializer';
 
@@ -16,6 +17,7 @@ export class UserPresenter {
   constructor(
     private readonly identities: UserIdentities,
     private readonly locks: LoginLocksService,
+    private readonly breakGlass: BreakGlass,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -25,9 +27,10 @@ export class UserPresenter {
     const auth = external.length ? await this.identities.of(external) : new Map<number, never[]>();
     // SPEC §22's `login_locked`: one lookup for the page, by the folded names' index.
     const locked = await this.locks.lockedUsers(users);
-    return users.map((u) =>
-      serializeUser(u, { viewer: principal.user as User, oauth2Enabled: this.config.oauth2ProviderEnabled, auth: auth.get(u.id) ?? [], loginLocked: locked.has(u.id) }),
-    );
+    // SPEC §22's read-only `break_glass`: one lookup for the page.
+    const breakGlassId = users.length ? await this.breakGlass.id() : null;
+    const view = { viewer: principal.user as User, oauth2Enabled: this.config.oauth2ProviderEnabled, breakGlassId };
+    return users.map((u) => serializeUser(u, { ...view, auth: auth.get(u.id) ?? [], loginLocked: locked.has(u.id) }));
   }
 
   async presentOne(principal: Principal, user: User): Promise<Record<string, unknown>> {

@@ -60,6 +60,23 @@ export class User implements Account {
   lastLogin: Date | null;
 
   /**
+   * SPEC §22 (AC-2(3)): from this instant every login path refuses the user as expired, and their sessions and
+   * tokens are refused (not ended: clearing it lets them work again). Read with the row every request loads.
+   */
+  @Column({ name: 'account_expires', type: 'datetime', precision: 3, nullable: true })
+  accountExpires: Date | null;
+
+  /**
+   * SPEC §22's ACCOUNT_INACTIVE_DAYS counts from the latest of `created`, the latest login (a browser login or the
+   * password grant; basic and bearer are no use) and the latest re-activation by a superuser.
+   */
+  @Column({ name: 'last_login_event_at', type: 'datetime', precision: 3, nullable: true })
+  lastLoginEventAt: Date | null;
+
+  @Column({ name: 'reactivated_at', type: 'datetime', precision: 3, nullable: true })
+  reactivatedAt: Date | null;
+
+  /**
    * Revocation cut-offs (one small write ends any number of credentials, issue 21): sessions created
    * at or before `sessionsEndedBefore` are over with `sessionsEndReason`, except `sessionsKeptId` (the
    * session a password change keeps); tokens created at or before `tokensRevokedBefore` are revoked.

@@ -8,6 +8,8 @@ export interface UserView {
   auth?: { provider: string; uid: string }[];
   /** SPEC §22: a pair of the user's name is locked now. */
   loginLocked?: boolean;
+  /** SPEC §22: the break-glass superuser's id now (null: none). */
+  breakGlassId?: number | null;
 }
 
 export function canEditUser(viewer: User, target: User): boolean {
@@ -50,6 +52,8 @@ export function serializeUser(user: User, view: UserView): Record<string, unknow
     ldap_dn: user.ldapDn ?? '',
     auth: view.auth ?? [],
     login_locked: view.loginLocked ?? false,
+    account_expires: user.accountExpires ? isoTime(user.accountExpires) : null,
+    break_glass: view.breakGlassId === user.id,
   };
   if (user.externalAccount) delete out.password;
   return out;

@@ -13,6 +13,7 @@ import { USER_BODY } from './user-body';
 import { User } from './user.entity';
 import { canDeleteUser, canEditUser } from './user.serializer';
 import { UsersService } from './users.service';
+import { BreakGlass } from './break-glass';
 import { CurrentTrace, RequestTrace } from '../common/request-context';
 
 const ADMIN_ONLY_FIELDS = ['is_superuser', 'is_system_auditor', 'is_active'] as const;
@@ -25,6 +26,7 @@ export class UsersController {
     private readonly credentials: LocalCredentialsService,
     private readonly presenter: UserPresenter,
     private readonly visibility: UserVisibility,
+    private readonly breakGlass: BreakGlass,
   ) {}
 
   private serialize(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
@@ -94,6 +96,7 @@ export class UsersController {
       }
     }
     if (principal.user.id === target.id && input.is_active === false) throw new PermissionDenied('You cannot deactivate your own account.');
+    await this.breakGlass.refuseExpiryWrite(principal.user, target, input.account_expires);
     this.users.refuseManagedChanges(target, input);
     // "$encrypted$" or an empty password keeps the current one (AWX): only a real change needs the old one.
     const changesPassword = input.password !== undefined && input.password !== '' && input.password !== '$encrypted$' && !target.externalAccount;

@@ -26,12 +26,15 @@ import { PasswordRules } from './password-rules.service';
 import { LoginLocksController } from './login-locks.controller';
 import { LoginLocksRepository } from './login-locks.repository';
 import { LoginLocksService } from './login-locks.service';
+import { BreakGlass } from './break-glass';
+import { InactiveAccounts } from './inactive-accounts';
+import { InactiveAccountsRepository } from './inactive-accounts.repository';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob, PasswordHistoryEntry]), SettingsModule],
   controllers: [UsersController, LoginLocksController],
   providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility,
-    CommonPasswords, PasswordHistoryRepository, PasswordRules, LoginLocksRepository, LoginLocksService],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility, LoginLocksService],
+    CommonPasswords, PasswordHistoryRepository, PasswordRules, LoginLocksRepository, LoginLocksService, BreakGlass, InactiveAccounts, InactiveAccountsRepository],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility, LoginLocksService, BreakGlass, InactiveAccounts],
 })
 export class UsersModule {}

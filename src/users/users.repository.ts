@@ -130,7 +130,7 @@ export class UsersRepository {
 
   /** In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here. */
   async recordLogin(manager: EntityManager, id: number, at: Date): Promise<void> {
-    await manager.getRepository(User).update({ id }, { lastLogin: at });
+    await manager.getRepository(User).update({ id }, { lastLogin: at, lastLoginEventAt: at });
   }
 
   /**

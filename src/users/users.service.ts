@@ -27,6 +27,7 @@ export interface UserInput {
   is_superuser: boolean;
   is_system_auditor: boolean;
   is_active: boolean;
+  account_expires: Date | null;
   /** Set by the LDAP login only (the API's body has no such field). */
   ldap_dn: string | null;
 }
@@ -99,9 +100,8 @@ export class UsersService {
   }
 
   /**
-   * Whether `password` is the user's (null = unknown username, which costs the same time as a known
-   * one); the user when it is. Imported Django hashes are upgraded here. Whether the account may act is
-   * the account policy's question, asked by the caller (LocalCredentialsService).
+   * Whether `password` is the user's (null = unknown username, which costs the same time as a known one); the user
+   * when it is. Imported Django hashes are upgraded here. Whether the account may act is the caller's question.
    */
   async verifyPasswordOf(user: User | null, password: string): Promise<User | null> {
     if (!user) {
@@ -120,7 +120,7 @@ export class UsersService {
 
   async recordLogin(user: User): Promise<void> {
     const now = this.clock.now();
-    user.lastLogin = now;
+    user.lastLogin = user.lastLoginEventAt = now;
     // In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here.
     await this.transactions.run((manager) => this.users.recordLogin(manager, user.id, now));
   }
@@ -171,7 +171,7 @@ export class UsersService {
       ldapDn: input.ldap_dn ?? null,
       created: now,
       modified: now,
-      lastLogin: null,
+      lastLogin: null, accountExpires: input.account_expires ?? null, lastLoginEventAt: null, reactivatedAt: null,
     });
     const user = await this.getOr404(id);
     this.logger.log({ event: 'user_created', user_id: user.id, username: user.username, ...trace });
@@ -229,6 +229,8 @@ export class UsersService {
     if (input.is_superuser !== undefined) changes.isSuperuser = input.is_superuser;
     if (input.is_system_auditor !== undefined) changes.isSystemAuditor = input.is_system_auditor;
     if (input.is_active !== undefined) changes.isActive = input.is_active;
+    if (input.is_active && !user.isActive) changes.reactivatedAt = this.clock.now(); // restarts ACCOUNT_INACTIVE_DAYS (SPEC §22)
+    if (input.account_expires !== undefined) changes.accountExpires = input.account_expires;
     if (input.ldap_dn !== undefined) changes.ldapDn = input.ldap_dn;
     changes.modified = this.clock.now();
     // A new password and its history row (SPEC §22) are written in one transaction.
@@ -277,7 +279,7 @@ export class UsersService {
     try {
       await this.insertWithHistory({
         username, usernameFolded: foldUsername(username), password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
-        isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null,
+        isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null, accountExpires: null, lastLoginEventAt: null, reactivatedAt: null,
       });
     } catch (err) {
       // Another node starting at the same moment created it first.
