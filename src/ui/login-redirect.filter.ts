@@ -10,8 +10,9 @@ export class LoginRedirectFilter implements ExceptionFilter {
 
   catch(exception: AuthError, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    // Back to the page that was asked for (the profile, the admin page), never to anything a URL could name.
-    const page = host.switchToHttp().getRequest<{ url: string }>().url.split('?')[0] === '/accounts/admin/' ? '/accounts/admin/' : '/accounts/profile/';
+    // Back to the page that was asked for: the path of a route of this controller's pages, never a query a URL could add.
+    const path = host.switchToHttp().getRequest<{ url: string }>().url.split('?')[0];
+    const page = path.startsWith('/accounts/') ? path : '/accounts/profile/';
     const override = this.settings.get('LOGIN_REDIRECT_OVERRIDE');
     const reason = typeof exception.extra.reason === 'string' ? `&reason=${encodeURIComponent(exception.extra.reason)}` : '';
     res.redirect(override || `/api/login/?next=${encodeURIComponent(page)}${reason}`, 302);

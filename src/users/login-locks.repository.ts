@@ -4,6 +4,7 @@ import { DataSource, SelectQueryBuilder } from 'typeorm';
 import { LoginFailure } from './login-failure.entity';
 import { User } from './user.entity';
 import { foldUsername } from './usernames';
+import { PreparedStatements } from '../database/prepared-statements';
 
 /** The moment a list is read at, and the settings that decide what is locked then. */
 export interface LockClock {
@@ -18,8 +19,25 @@ export interface LockClock {
  * A lock with an end holds until it; -1 until unlocked; a pair that filled its allowance before issue 57
  * stored no end and holds until its window ends (§12).
  */
-export const LOCKED = (f: string) =>
-  `(${f}.locked_indefinitely = 1 OR ${f}.locked_until > :lockNow OR (${f}.locked_until IS NULL AND ${f}.failures >= :lockAllowed AND ${f}.window_start > :lockExpired))`;
+export const LOCKED = (f: string, p = { now: ':lockNow', allowed: ':lockAllowed', expired: ':lockExpired' }) =>
+  `(${f}.locked_indefinitely = 1 OR ${f}.locked_until > ${p.now} OR (${f}.locked_until IS NULL AND ${f}.failures >= ${p.allowed} AND ${f}.window_start > ${p.expired}))`;
+
+/** LOCKED with positional parameters (now, allowed, expired), for a prepared statement. */
+const LOCKED_POSITIONAL = { now: '?', allowed: '?', expired: '?' };
+
+/**
+ * SQL: the break-glass superuser's id (SPEC §22), or NULL. Two parameters, both BREAK_GLASS_USERNAME folded: ""
+ * is the active local superuser with the lowest id and no `account_expires`; a name is that user while it is one.
+ */
+const BREAK_GLASS_ID =
+  `(SELECT MIN(bu.id) FROM auth_user bu WHERE bu.is_superuser = 1 AND bu.is_active = 1 AND bu.external_account IS NULL ` +
+  `AND bu.account_expires IS NULL AND (? = '' OR bu.username_folded = ?))`;
+
+/** The user resource's SPEC §22 facts: a pair of the name locked now, and who the break-glass superuser is. */
+export interface UserLockFacts {
+  locked: boolean;
+  breakGlassId: number | null;
+}
 
 /** SQL: a counter whose lock or window has not ended by itself (users.repository.ts LOCK_ENDED, negated). */
 const LIVE = (f: string) =>
@@ -36,7 +54,12 @@ export const PAIR_USER = (f: string) => `(SELECT MIN(lu.id) FROM auth_user lu WH
  */
 @Injectable()
 export class LoginLocksRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private factsSql?: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
+  ) {}
 
   /** Every listed pair (lockable, failures counted, its lock or window live), for the list kit. */
   listQuery(at: LockClock): SelectQueryBuilder<LoginFailure> {
@@ -60,14 +83,19 @@ export class LoginLocksRepository {
     return rows.map((r) => ({ id: Number(r.id), locked: Number(r.locked) === 1 }));
   }
 
-  /** Which of these folded names have a pair locked now (the user resource's `login_locked`). */
-  async lockedNames(at: LockClock, folded: string[]): Promise<Set<string>> {
-    if (!folded.length) return new Set();
-    const rows = await this.listQuery(at)
-      .select('DISTINCT f.username_folded', 'folded')
-      .andWhere(`f.username_folded IN (:...folded) AND ${LOCKED('f')}`, { folded })
-      .getRawMany<{ folded: string }>();
-    return new Set(rows.map((r) => r.folded));
+  /**
+   * One user resource's SPEC §22 facts (`login_locked`, `break_glass`) in one prepared statement, which the
+   * lookups of concurrent requests share (PreparedStatements.first): every `/api/v2/me/` asks it, so it must cost
+   * what the front door's own lookups cost, not two ORM queries.
+   */
+  async userFacts(at: LockClock, folded: string, breakGlassName: string): Promise<UserLockFacts> {
+    const p = this.prepared;
+    this.factsSql ??=
+      `SELECT (SELECT COUNT(*) FROM login_failure f WHERE f.username_folded = ? AND f.lockable = 1 AND f.failures > 0 AND ` +
+      `${LOCKED('f', LOCKED_POSITIONAL)}) AS locked, ${BREAK_GLASS_ID} AS break_glass`;
+    const named = breakGlassName ? foldUsername(breakGlassName) : '';
+    const row = await p.first(this.factsSql, [folded, p.date(at.now), at.allowed, p.date(at.expired), named, named]);
+    return { locked: Number(row?.[0] ?? 0) > 0, breakGlassId: row?.[1] == null ? null : Number(row[1]) };
   }
 
   /** The users (id and folded name) a page of pairs names. */
@@ -109,13 +137,9 @@ export class LoginLocksRepository {
    * and no `account_expires`; a name is that user while it is an active local superuser without one; else none.
    */
   async breakGlass(configured: string): Promise<Pick<User, 'id' | 'usernameFolded'> | null> {
-    const query = this.dataSource
-      .getRepository(User)
-      .createQueryBuilder('u')
-      .select(['u.id', 'u.usernameFolded'])
-      .where('u.is_superuser = 1 AND u.is_active = 1 AND u.external_account IS NULL AND u.account_expires IS NULL');
-    if (configured) query.andWhere('u.username_folded = :folded', { folded: foldUsername(configured) });
-    return (await query.orderBy('u.id', 'ASC').getOne()) ?? null;
+    const named = configured ? foldUsername(configured) : '';
+    const [row] = await this.prepared.rows(`SELECT u.id, u.username_folded FROM auth_user u WHERE u.id = ${BREAK_GLASS_ID}`, [named, named]);
+    return row ? { id: Number(row.id), usernameFolded: String(row.username_folded) } : null;
   }
 
   /** The break-glass superuser's folded name; null when there is none. */

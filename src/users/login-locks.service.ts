@@ -6,7 +6,7 @@ import type { ListSpec } from '../common/list-query/list-spec';
 import type { RequestTrace } from '../common/request-context';
 import { SettingsService } from '../settings/settings.service';
 import { LoginFailure } from './login-failure.entity';
-import { LOCKED, LockClock, LoginLocksRepository, PAIR_USER } from './login-locks.repository';
+import { LOCKED, LockClock, LoginLocksRepository, PAIR_USER, UserLockFacts } from './login-locks.repository';
 import type { User } from './user.entity';
 import { foldUsername, normalizeUsername } from './usernames';
 
@@ -87,10 +87,9 @@ export class LoginLocksService {
     return row.failures >= at.allowed && row.windowStart.getTime() > at.expired.getTime() ? windowEnd : undefined;
   }
 
-  /** Which of these users have a pair of their name locked now (the user resource's `login_locked`). */
-  async lockedUsers(users: User[]): Promise<Set<number>> {
-    const names = await this.repository.lockedNames(this.at(), [...new Set(users.map((u) => foldUsername(u.username)))]);
-    return new Set(users.filter((u) => names.has(foldUsername(u.username))).map((u) => u.id));
+  /** Each user resource's `login_locked` and `break_glass` facts (SPEC §22): one shared lookup per user. */
+  userFacts(user: User): Promise<UserLockFacts> {
+    return this.repository.userFacts(this.at(), foldUsername(user.username), this.settings.get<string>('BREAK_GLASS_USERNAME'));
   }
 
   async unlockOne(row: LoginFailure, by: string, trace: RequestTrace): Promise<void> {
