@@ -7,6 +7,7 @@ import { CurrentTrace, RequestTrace } from '../common/request-context';
 import { Session } from './session.entity';
 import { ALL_SESSIONS_LIST, sessionEntry } from './session-list';
 import { SessionsService } from './sessions.service';
+import { readsEverything } from '../users/user-list';
 
 /** Everyone logged in now (SPEC §22, awx #1784): read by superusers and system auditors, ended by superusers. */
 @Controller('api/v2/sessions')
@@ -48,5 +49,5 @@ export class AllSessionsController {
 }
 
 function requireReader(principal: Principal): void {
-  if (!principal.user.isSuperuser && !principal.user.isSystemAuditor) throw new PermissionDenied();
+  if (!readsEverything(principal.user)) throw new PermissionDenied();
 }

@@ -4,6 +4,7 @@ import { CurrentPrincipal, Principal } from '../common/principal';
 import { CsrfService } from '../sessions/csrf.service';
 import { ADMIN_FORBIDDEN_PAGE, renderAdminPage } from './admin-page';
 import { LoginRedirectFilter } from './login-redirect.filter';
+import { readsEverything } from '../users/user-list';
 
 /** `/accounts/admin/` (SPEC §22): superusers and system auditors; anonymous browsers go to the login page. */
 @Controller('accounts')
@@ -14,7 +15,7 @@ export class AdminPageController {
   @UseFilters(LoginRedirectFilter)
   admin(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response) {
     const { user } = principal;
-    if (!user.isSuperuser && !user.isSystemAuditor) return res.code(403).type('text/html; charset=utf-8').send(ADMIN_FORBIDDEN_PAGE);
+    if (!readsEverything(user)) return res.code(403).type('text/html; charset=utf-8').send(ADMIN_FORBIDDEN_PAGE);
     res.code(200).type('text/html; charset=utf-8').send(renderAdminPage({ csrfToken: this.csrf.ensureCookie(req, res), superuser: user.isSuperuser }));
   }
 }
