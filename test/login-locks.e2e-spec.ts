@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { browserLogin } from './support/browser-login';
 import { runManage } from './support/service-process';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
+import { PreparedStatements } from '../src/database/prepared-statements';
 import { LoginThrottle } from '../src/users/login-throttle.service';
 
 const UNLOCK_MESSAGE = 'Too many failed login attempts. Ask an administrator to unlock this account.';
@@ -203,6 +205,46 @@ describe('lockout with unlock (SPEC §22)', () => {
     const run = manage(['unlock_user', '--user', 'ALICE', '--address', '203.0.113.12']);
     assert.equal(run.stdout.trim(), 'Unlocked 1 address(es) for ALICE.', run.stderr);
     await me('alice', 'Alice-pass-1', '203.0.113.12').expect(200);
+  });
+
+  it('/api/v2/me/ shows login_locked and break_glass from each front door (session, bearer, basic) as /users/N/ does', async () => {
+    await setDuration(0).expect(200);
+    const patId = (await t.http().get('/api/v2/users/?username=pat').set('Authorization', admin()).expect(200)).body.results[0].id as number;
+    const { agent } = await browserLogin(t, 'pat', 'Plain-pass-1', { headers: { 'X-Forwarded-For': '198.51.100.7' } });
+    const token = (await t.http().post('/api/v2/tokens/').set('X-Forwarded-For', '198.51.100.7').set('Authorization', basic('pat', 'Plain-pass-1')).send({}).expect(201)).body.token as string;
+    const facts = async () => {
+      const views = [
+        (await agent.get('/api/v2/me/').set('X-Forwarded-For', '198.51.100.7').expect(200)).body.results[0],
+        (await t.http().get('/api/v2/me/').set('X-Forwarded-For', '198.51.100.7').set('Authorization', `Bearer ${token}`).expect(200)).body.results[0],
+        (await me('pat', 'Plain-pass-1', '198.51.100.8').expect(200)).body.results[0],
+        (await t.http().get(`/api/v2/users/${patId}/`).set('Authorization', admin()).expect(200)).body,
+      ] as Record<string, unknown>[];
+      return views.map((v) => `${v.login_locked}/${v.break_glass}`);
+    };
+    assert.deepEqual(await facts(), Array(4).fill('false/false'));
+    // The front door's row settles both facts: /me/ asks the database nothing more than a bearer token's lookup.
+    const lookups = async () => {
+      const before = t.app.get(PreparedStatements).lookupCounts().lookups;
+      await t.http().get('/api/v2/me/').set('X-Forwarded-For', '198.51.100.7').set('Authorization', `Bearer ${token}`).expect(200);
+      return t.app.get(PreparedStatements).lookupCounts().lookups - before;
+    };
+    assert.equal(await lookups(), 1);
+    await fail('pat', '203.0.113.50', 1); // a failure counted, not a lock: the facts are asked for
+    assert.equal(await lookups(), 2);
+    assert.deepEqual(await facts(), Array(4).fill('false/false'));
+    await fail('pat', '203.0.113.50', 4);
+    assert.deepEqual(await facts(), Array(4).fill('true/false'));
+    await t.http().delete(`/api/v2/users/${patId}/login_locks/`).set('Authorization', admin()).expect(204);
+    assert.deepEqual(await facts(), Array(4).fill('false/false'));
+
+    const meAs = async (name: string, password: string) => (await me(name, password, '198.51.100.9').expect(200)).body.results[0].break_glass;
+    assert.deepEqual([await meAs('admin', ADMIN_PASSWORD), await meAs('root2', 'Root2-pass-1')], [true, false]);
+    await t.settings({ BREAK_GLASS_USERNAME: 'ROOT2' });
+    try {
+      assert.deepEqual([await meAs('admin', ADMIN_PASSWORD), await meAs('root2', 'Root2-pass-1')], [false, true]);
+    } finally {
+      await t.settings({ BREAK_GLASS_USERNAME: '' });
+    }
   });
 
   it('lists only password pairs: the root of the API names the list', async () => {

@@ -7,6 +7,7 @@ import { PreparedStatements } from '../database/prepared-statements';
 import type { RevocationJob } from '../users/revocation-job.entity';
 import { CLEANUP_BATCH } from '../users/revocation-jobs';
 import { User } from '../users/user.entity';
+import { FRONT_DOOR_FACT_COLUMNS, keepFrontDoorFacts } from '../users/front-door-facts';
 import type { SessionEndReason } from './session-end-reason';
 import { Session } from './session.entity';
 
@@ -75,11 +76,13 @@ export class SessionsRepository {
   findByKeyHash(keyHash: string): Awaitable<SessionWithUser | null> {
     const p = this.prepared;
     this.resolveSql ??=
-      `SELECT ${p.columnList(Session, 's')}, ${p.columnList(User, 'u')} FROM ${p.table(Session)} s ` +
+      `SELECT ${p.columnList(Session, 's')}, ${p.columnList(User, 'u')}, ${FRONT_DOOR_FACT_COLUMNS('u')} FROM ${p.table(Session)} s ` +
       `JOIN ${p.table(User)} u ON u.id = s.user_id WHERE s.key_hash = ?`;
-    return andThen(p.firstByKey(this.resolveSql, keyHash), (row) =>
-      row ? { session: p.hydrateAt(Session, row), user: p.hydrateAt(User, row, p.width(Session)) } : null,
-    );
+    return andThen(p.firstByKey(this.resolveSql, keyHash), (row) => {
+      if (!row) return null;
+      const user = keepFrontDoorFacts(p.hydrateAt(User, row, p.width(Session)), row, p.width(Session) + p.width(User));
+      return { session: p.hydrateAt(Session, row), user };
+    });
   }
 
   findById(id: number): Promise<Session | null> {

@@ -7,6 +7,7 @@ import { PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
 import { Transactions } from '../database/transactions';
 import { User } from '../users/user.entity';
+import { FRONT_DOOR_FACT_COLUMNS, keepFrontDoorFacts } from '../users/front-door-facts';
 import { AccessToken } from './access-token.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { ExpiringTokensRepository } from './expiring-tokens.repository';
@@ -61,12 +62,13 @@ export class TokensRepository {
   findForBearer(tokenHash: string): Awaitable<BearerLookup | null> {
     const p = this.prepared;
     this.bearerSql ??=
-      `SELECT ${p.columnList(AccessToken, 't')}, ${p.columnList(User, 'u')}, c.tokens_revoked_before FROM ${p.table(AccessToken)} t ` +
+      `SELECT ${p.columnList(AccessToken, 't')}, ${p.columnList(User, 'u')}, c.tokens_revoked_before, ${FRONT_DOOR_FACT_COLUMNS('u')} FROM ${p.table(AccessToken)} t ` +
       `JOIN ${p.table(User)} u ON u.id = t.user_id LEFT JOIN ${p.table(RevocationCutoff)} c ON c.id = 1 WHERE t.token_hash = ?`;
     return andThen(p.firstByKey(this.bearerSql, tokenHash), (row) => {
       if (!row) return null;
       const tokenWidth = p.width(AccessToken);
-      const token = Object.assign(p.hydrateAt(AccessToken, row), { user: p.hydrateAt(User, row, tokenWidth) });
+      const user = keepFrontDoorFacts(p.hydrateAt(User, row, tokenWidth), row, tokenWidth + p.width(User) + 1);
+      const token = Object.assign(p.hydrateAt(AccessToken, row), { user });
       return { token, systemCutoff: dateFromDatabase(row[tokenWidth + p.width(User)]) };
     });
   }

@@ -5,6 +5,7 @@ import { LoginFailure } from './login-failure.entity';
 import { User } from './user.entity';
 import { foldUsername } from './usernames';
 import { PreparedStatements } from '../database/prepared-statements';
+import { BREAK_GLASS_ELIGIBLE } from './front-door-facts';
 
 /** The moment a list is read at, and the settings that decide what is locked then. */
 export interface LockClock {
@@ -29,9 +30,7 @@ const LOCKED_POSITIONAL = { now: '?', allowed: '?', expired: '?' };
  * SQL: the break-glass superuser's id (SPEC §22), or NULL. Two parameters, both BREAK_GLASS_USERNAME folded: ""
  * is the active local superuser with the lowest id and no `account_expires`; a name is that user while it is one.
  */
-const BREAK_GLASS_ID =
-  `(SELECT MIN(bu.id) FROM auth_user bu WHERE bu.is_superuser = 1 AND bu.is_active = 1 AND bu.external_account IS NULL ` +
-  `AND bu.account_expires IS NULL AND (? = '' OR bu.username_folded = ?))`;
+const BREAK_GLASS_ID = `(SELECT MIN(bu.id) FROM auth_user bu WHERE ${BREAK_GLASS_ELIGIBLE('bu')} AND (? = '' OR bu.username_folded = ?))`;
 
 /** The user resource's SPEC §22 facts: a pair of the name locked now, and who the break-glass superuser is. */
 export interface UserLockFacts {

@@ -5,6 +5,7 @@ import { isoTime } from '../common/iso-time';
 import type { ListSpec } from '../common/list-query/list-spec';
 import type { RequestTrace } from '../common/request-context';
 import { SettingsService } from '../settings/settings.service';
+import { frontDoorFacts } from './front-door-facts';
 import { LoginFailure } from './login-failure.entity';
 import { LOCKED, LockClock, LoginLocksRepository, PAIR_USER, UserLockFacts } from './login-locks.repository';
 import type { User } from './user.entity';
@@ -87,9 +88,13 @@ export class LoginLocksService {
     return row.failures >= at.allowed && row.windowStart.getTime() > at.expired.getTime() ? windowEnd : undefined;
   }
 
-  /** Each user resource's `login_locked` and `break_glass` facts (SPEC §22): one shared lookup per user. */
-  userFacts(user: User): Promise<UserLockFacts> {
-    return this.repository.userFacts(this.at(), foldUsername(user.username), this.settings.get<string>('BREAK_GLASS_USERNAME'));
+  /**
+   * Each user resource's `login_locked` and `break_glass` facts (SPEC §22): from the user's front-door row when it
+   * settles them (the request's own user, no failure counted), else one shared lookup per user.
+   */
+  userFacts(user: User): UserLockFacts | Promise<UserLockFacts> {
+    const breakGlass = this.settings.get<string>('BREAK_GLASS_USERNAME');
+    return frontDoorFacts(user, breakGlass ? foldUsername(breakGlass) : '') ?? this.repository.userFacts(this.at(), foldUsername(user.username), breakGlass);
   }
 
   async unlockOne(row: LoginFailure, by: string, trace: RequestTrace): Promise<void> {

@@ -23,8 +23,9 @@ export class UserPresenter {
     // Only external users have linked identities: a page of local users costs no lookup.
     const external = users.filter((u) => u.externalAccount).map((u) => u.id);
     const auth = external.length ? await this.identities.of(external) : new Map<number, never[]>();
-    // SPEC §22's `login_locked` and `break_glass`: one lookup per user, which concurrent requests share.
-    const facts = await Promise.all(users.map((u) => this.locks.userFacts(u)));
+    // SPEC §22's `login_locked` and `break_glass`: from the request's own front-door row when it settles them,
+    // else one lookup per user, which concurrent requests share.
+    const facts = await Promise.all(users.map(async (u) => this.locks.userFacts(u)));
     const view = { viewer: principal.user as User, oauth2Enabled: this.config.oauth2ProviderEnabled };
     return users.map((u, i) =>
       serializeUser(u, { ...view, auth: auth.get(u.id) ?? [], loginLocked: facts[i].locked, breakGlassId: facts[i].breakGlassId }),

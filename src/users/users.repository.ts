@@ -4,6 +4,7 @@ import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { andThen, Awaitable } from '../common/awaitable';
 import { limitedStatement, PlannedStatement } from '../database/batch-statements';
 import { dateFromDatabase, PreparedStatements } from '../database/prepared-statements';
+import { FRONT_DOOR_FACT_COLUMNS, keepFrontDoorFacts } from './front-door-facts';
 import { LoginFailure } from './login-failure.entity';
 import { RevocationJob } from './revocation-job.entity';
 import { User } from './user.entity';
@@ -161,14 +162,14 @@ export class UsersRepository {
   findWithThrottle(username: string, pair: Pair): Awaitable<{ user: User; throttle: ThrottleRow | null } | null> {
     const p = this.prepared;
     this.credentialSql ??=
-      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start, f.locked_until, f.locked_indefinitely ` +
+      `SELECT ${p.columnList(User, 'u')}, f.id, f.failures, f.pending, f.window_start, f.locked_until, f.locked_indefinitely, ${FRONT_DOOR_FACT_COLUMNS('u')} ` +
       `FROM ${p.table(User)} u LEFT JOIN ${p.table(LoginFailure)} f ON f.username_folded = ? AND f.client_ip = ? WHERE u.username = ?`;
     return andThen(p.first(this.credentialSql, [pair.usernameFolded, pair.clientIp, username]), (row) => {
       if (!row) return null;
       const at = p.width(User); // the throttle row's columns (THROTTLE_COLUMNS) follow the user's
       const [id, failures, pending, window_start, locked_until, locked_indefinitely] = row.slice(at, at + 6);
       const throttle = id == null ? null : throttleRow({ id, failures, pending, window_start, locked_until, locked_indefinitely });
-      return { user: p.hydrateAt(User, row), throttle };
+      return { user: keepFrontDoorFacts(p.hydrateAt(User, row), row, at + 6), throttle };
     });
   }
 
@@ -291,8 +292,7 @@ export class UsersRepository {
 export function throttleRow(row: Record<string, unknown>): ThrottleRow {
   return {
     id: Number(row.id),
-    failures: Number(row.failures),
-    pending: Number(row.pending ?? 0),
+    failures: Number(row.failures), pending: Number(row.pending ?? 0),
     windowStart: dateFromDatabase(row.window_start)!,
     lockedUntil: dateFromDatabase(row.locked_until) ?? null,
     lockedIndefinitely: !!Number(row.locked_indefinitely ?? 0),
