@@ -14,6 +14,7 @@ import { ExternalLoginsModule } from './external-logins/external-logins.module';
 import { LOGIN_METHOD_MODULES } from './login-method-modules';
 import { OAuth2Module } from './oauth2/oauth2.module';
 import { OrganizationsModule } from './organizations/organizations.module';
+import { AuthenticationEventsModule } from './authentication-events/authentication-events.module';
 import { SessionsModule } from './sessions/sessions.module';
 import { SettingsModule } from './settings/settings.module';
 import { SsoModule } from './sso/sso.module';
@@ -27,7 +28,7 @@ import { MapsModule } from './maps/maps.module';
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
     // The external-login pipeline and the password methods on it (each asked by its registration's order: LDAP, then RADIUS).
     ExternalLoginsModule, ...LOGIN_METHOD_MODULES,
-    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule,
+    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule, AuthenticationEventsModule,
   ],
   providers: [BackgroundWork],
 })

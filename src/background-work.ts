@@ -14,6 +14,7 @@ import { LoginThrottle } from './users/login-throttle.service';
 import { InactiveAccounts } from './users/inactive-accounts';
 import { CLAIMS_SWEEP_MS, ClaimsSweeper } from './maps/claims-sweeper.service';
 import { NO_REQUEST } from './common/request-context';
+import { AuthenticationEventsRetention } from './authentication-events/authentication-events-retention';
 
 /** While the database is down, this node tries it this often (nothing runs while it is up). */
 const DATABASE_PROBE_MS = 1000;
@@ -32,6 +33,9 @@ const TOKEN_EXPIRY_NOTICE_MS = 60 * 1000;
 
 /** SPEC §22: users idle for ACCOUNT_INACTIVE_DAYS are deactivated this often ("at least hourly"). */
 const INACTIVITY_SWEEP_MS = 15 * 60 * 1000;
+
+/** SPEC §23: authentication events past AUTH_EVENTS_RETENTION_DAYS are deleted this often, in small batches. */
+const AUTH_EVENTS_RETENTION_MS = 10 * 60 * 1000;
 
 /**
  * Every background loop of a service node, in one place (the CLI runs none). Each is named, has its
@@ -55,6 +59,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly tokenExpiry: TokenExpiryNotices,
     private readonly claimsSweeper: ClaimsSweeper,
     private readonly inactiveAccounts: InactiveAccounts,
+    private readonly authEventsRetention: AuthenticationEventsRetention,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -73,6 +78,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('device-code-sweep', DEVICE_CODE_SWEEP_MS, () => this.deviceCodes.sweep());
     s.every('login-claims-sweep', CLAIMS_SWEEP_MS, () => this.claimsSweeper.sweepOnce());
     s.every('inactive-accounts-sweep', INACTIVITY_SWEEP_MS, () => this.inactiveAccounts.sweep(NO_REQUEST));
+    s.every('authentication-events-retention', AUTH_EVENTS_RETENTION_MS, () => this.authEventsRetention.sweepOnce());
     // Each token once across every node: a pass claims its tokens with one UPDATE before logging them.
     if (this.config.oauth2ProviderEnabled) s.every('token-expiry-notices', TOKEN_EXPIRY_NOTICE_MS, () => this.tokenExpiry.noticeExpiring());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());

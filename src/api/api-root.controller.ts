@@ -52,6 +52,7 @@ export class ApiRootController {
       organizations: '/api/v2/organizations/',
       teams: '/api/v2/teams/',
       sessions: '/api/v2/sessions/',
+      authentication_events: '/api/v2/authentication_events/',
     };
     if (this.config.oauth2ProviderEnabled) {
       routes.tokens = '/api/v2/tokens/';

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
-import { clientIp } from '../common/client-ip';
+import { clientIp, userAgentOf } from '../common/client-ip';
 import { actionsOf } from '../common/authenticator';
 import { andThen, Awaitable } from '../common/awaitable';
 import { AuthError } from '../common/errors';
 import { CredentialRequest, Principal } from '../common/principal';
 import { SettingsService } from '../settings/settings.service';
 import { PasswordCheck } from '../users/password-check.service';
+import { LoginEvents } from '../users/login-events';
 import { BasicCredentialCache } from './basic-credential-cache';
 import { traceOf } from '../common/request-context';
 
@@ -27,6 +28,7 @@ export class BasicStrategy extends PassportStrategy(HttpBasicStrategy, 'basic') 
     private readonly passwords: PasswordCheck,
     private readonly settings: SettingsService,
     private readonly cache: BasicCredentialCache,
+    private readonly events: LoginEvents,
   ) {
     super({ passReqToCallback: true, realm: 'api' });
   }
@@ -45,11 +47,17 @@ export class BasicStrategy extends PassportStrategy(HttpBasicStrategy, 'basic') 
   }
 
   validate(req: CredentialRequest, username: string, password: string): Awaitable<Principal> {
-    if (!this.settings.get('AUTH_BASIC_ENABLED')) throw new AuthError('basic_disabled');
-    const attempt = { username, password, clientIp: clientIp(req), path: 'basic' as const, trace: traceOf(req) };
+    const attempt = { username, password, clientIp: clientIp(req), path: 'basic' as const, trace: traceOf(req), userAgent: userAgentOf(req) };
+    if (!this.settings.get('AUTH_BASIC_ENABLED')) {
+      this.events.failed(attempt, 'basic_disabled');
+      throw new AuthError('basic_disabled');
+    }
     // A password alone is not enough for a user who owes a second step (SPEC §16): basic cannot ask for it.
     return andThen(this.passwords.prove(attempt, this.cache), (proof): Principal => {
-      if (proof.secondStep) throw new AuthError('mfa_required');
+      if (proof.secondStep) {
+        this.events.failed(attempt, 'mfa_required', { user: proof.user });
+        throw new AuthError('mfa_required');
+      }
       return { user: proof.user, method: 'basic', scope: 'write' };
     });
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy as PassportLocalStrategy } from 'passport-local';
-import { clientIp } from '../common/client-ip';
+import { clientIp, userAgentOf } from '../common/client-ip';
 import type { CredentialRequest } from '../common/principal';
 import { traceOf } from '../common/request-context';
 import { PasswordCheck, PasswordProof } from '../users/password-check.service';
@@ -30,7 +30,7 @@ export class LocalStrategy extends PassportStrategy(PassportLocalStrategy, 'loca
 
   async validate(req: CredentialRequest, username: string, password: string): Promise<FormProof> {
     let source = 'local';
-    const proof = await this.passwords.prove({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req), provenBy: (name) => (source = name) });
+    const proof = await this.passwords.prove({ username, password, clientIp: clientIp(req), path: 'session', trace: traceOf(req), userAgent: userAgentOf(req), provenBy: (name) => (source = name) });
     return { ...proof, source };
   }
 }

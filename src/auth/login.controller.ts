@@ -99,7 +99,7 @@ export class LoginController {
   private async logout(req: Request, res: Response, checkCsrf: boolean): Promise<void> {
     // A logged-in browser must prove the POST is its own; GET stays a plain link, as in AWX.
     if (checkCsrf && (await this.presentsLiveSession(req))) this.csrf.enforce(req);
-    const ended = await this.sessionLogin.endPresented(req, 'logged_out');
+    const ended = await this.sessionLogin.endPresented(req, 'logged_out', { logout: true });
     const { user } = ended ?? {};
     if (user) this.logger.log({ event: 'logout', user_id: user.id, username: user.username, client_ip: clientIp(req), ...traceOf(req) });
     this.cookies.clear(res);

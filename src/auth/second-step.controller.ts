@@ -5,6 +5,8 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { BadRequest, Throttled } from '../common/errors';
 import { Public } from '../common/public.decorator';
 import { traceOf } from '../common/request-context';
+import { clientIp, userAgentOf } from '../common/client-ip';
+import { LoginEvents } from '../users/login-events';
 import { CodeThrottle } from '../mfa/code-throttle';
 import { MfaService } from '../mfa/mfa.service';
 import { PendingLogin, PendingLogins } from '../mfa/pending-logins.service';
@@ -39,6 +41,7 @@ export class SecondStepController {
     private readonly policy: AccountPolicy,
     private readonly codes: CodeThrottle,
     private readonly pages: LoginPages,
+    private readonly events: LoginEvents,
   ) {}
 
   @Public()
@@ -57,7 +60,10 @@ export class SecondStepController {
       return !!(await this.mfa.spendCode(user, typeof body.code === 'string' ? body.code : '', traceOf(req)));
     });
     if (ok === undefined) return;
-    if (!ok) return this.step.verifyPage(req, res, login, 401, INVALID_CODE);
+    if (!ok) {
+      this.events.failed(stepAttempt(req, user), 'wrong_code', { user });
+      return this.step.verifyPage(req, res, login, 401, INVALID_CODE);
+    }
     if (!(await this.step.complete(req, res, handle, user, login))) return this.expired(req, res, login.next);
     res.code(302).header('Location', loginTarget(login.next, this.config)).type('text/html; charset=utf-8').send('');
   }
@@ -73,7 +79,10 @@ export class SecondStepController {
     const code = String((req.body as Record<string, unknown> | undefined)?.code ?? '');
     const codes = await this.counted(req, res, user, 'setup', () => this.mfa.confirmTotp(user, code, traceOf(req)).catch(refusedAsNull));
     if (codes === undefined) return;
-    if (!codes) return this.step.setupPage(req, res, user, 401, INVALID_CODE);
+    if (!codes) {
+      this.events.failed(stepAttempt(req, user), 'wrong_code', { user });
+      return this.step.setupPage(req, res, user, 401, INVALID_CODE);
+    }
     if (!(await this.step.complete(req, res, handle, user, login))) return this.expired(req, res, login.next);
     send(res, 200, renderRecoveryCodesPage(codes, loginTarget(login.next, this.config)));
   }
@@ -96,6 +105,7 @@ export class SecondStepController {
       return await this.codes.check(user, stage, traceOf(req), attempt);
     } catch (err) {
       if (!(err instanceof Throttled)) throw err;
+      this.events.failed(stepAttempt(req, user), 'throttled', { user, retryAfter: err.retryAfter });
       if (err.retryAfter !== null) res.header('Retry-After', String(err.retryAfter));
       this.pages.send(req, res, 429, { next: '', message: err.detail });
       return undefined;
@@ -105,6 +115,11 @@ export class SecondStepController {
   private expired(req: Request, res: Response, next: string): void {
     this.pages.send(req, res, 401, { next, message: EXPIRED });
   }
+}
+
+/** A second step as SPEC §23's events see it: the pending login's user, from this request. */
+function stepAttempt(req: Request, user: User) {
+  return { path: 'second_step', username: user.username, clientIp: clientIp(req), trace: traceOf(req), userAgent: userAgentOf(req) };
 }
 
 /** A refused confirmation (a wrong code) reads as null; anything else (a database fault) is rethrown. */

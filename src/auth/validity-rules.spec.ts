@@ -55,7 +55,7 @@ describe('session validity', () => {
     ({ id: 1, created: at(-30), expires: at(60), absoluteExpires: null, endedAt: null, endedReason: null, ...over }) as Session;
   const rule = (values: Record<string, unknown> = {}) => {
     const s = settings(values);
-    return new SessionsService(undefined as never, undefined as never, undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+    return new SessionsService(undefined as never, undefined as never, undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never, undefined as never);
   };
 
   it('accepts a live session of an allowed account', () => {
@@ -116,7 +116,7 @@ describe('revocation cut-offs (issue 21)', () => {
   const now = clock.now();
   const at = (ms: number) => new Date(now.getTime() + ms);
   const s = settings({});
-  const sessions = new SessionsService(undefined as never, undefined as never, undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+  const sessions = new SessionsService(undefined as never, undefined as never, undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never, undefined as never);
   const tokens = new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s));
   const session = (id: number, createdMs: number) =>
     ({ id, created: at(createdMs), expires: at(60_000), absoluteExpires: null, endedAt: null, endedReason: null }) as Session;

@@ -10,6 +10,8 @@ import { MfaModule } from '../mfa/mfa.module';
 import { ExternalLoginsModule } from '../external-logins/external-logins.module';
 import { LOGIN_METHOD_MODULES } from '../login-method-modules';
 import { ResetMfaCommand } from './mfa-commands';
+import { CleanupAuthenticationEventsCommand } from './record-commands';
+import { AuthenticationEventsModule } from '../authentication-events/authentication-events.module';
 import { LdapTestCommand, LoginTestCommand, RadiusTestCommand } from './login-test-commands';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
 import { ClearTokensCommand, CreateOAuth2TokenCommand, ListExpiringTokensCommand, RevokeOAuth2TokensCommand } from './token-commands';
@@ -20,7 +22,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
  * methods (LOGIN_METHOD_MODULES) are here for `login_test`, and so that their settings exist for every command.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule, ExternalLoginsModule, ...LOGIN_METHOD_MODULES],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule, ExternalLoginsModule, AuthenticationEventsModule, ...LOGIN_METHOD_MODULES],
   providers: [
     CreateSuperuserCommand,
     ChangePasswordCommand,
@@ -30,6 +32,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
     ResetMfaCommand,
     ExpireSessionsCommand,
     CleanupSessionsCommand,
+    CleanupAuthenticationEventsCommand,
     CreateOAuth2TokenCommand,
     RevokeOAuth2TokensCommand,
     ClearTokensCommand,

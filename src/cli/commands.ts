@@ -4,6 +4,7 @@ import type * as TokenCommands from './token-commands';
 import type * as UserCommands from './user-commands';
 import type * as MfaCommands from './mfa-commands';
 import type * as LoginTestCommands from './login-test-commands';
+import type * as RecordCommands from './record-commands';
 
 /** The implementations, required only when a command runs (they load Nest, TypeORM and the services). */
 const users = () => require('./user-commands') as typeof UserCommands;
@@ -11,6 +12,7 @@ const sessions = () => require('./session-commands') as typeof SessionCommands;
 const tokens = () => require('./token-commands') as typeof TokenCommands;
 const mfa = () => require('./mfa-commands') as typeof MfaCommands;
 const loginTest = () => require('./login-test-commands') as typeof LoginTestCommands;
+const record = () => require('./record-commands') as typeof RecordCommands;
 
 /**
  * Every management command as the help shows it (issue 34): declared here, apart from its implementation,
@@ -81,6 +83,15 @@ export const COMMANDS: CommandDefinition[] = [
     name: 'cleanup_sessions',
     description: 'Mark timed-out sessions ended and delete those ended over 24 hours ago',
     implementation: () => sessions().CleanupSessionsCommand,
+  },
+  {
+    name: 'cleanup_authentication_events',
+    description: 'Delete the authentication events older than N days (SPEC §23), in batches',
+    options: [
+      { flags: '--days <n>', description: 'keep this many days (default AUTH_EVENTS_RETENTION_DAYS; 0: delete every event)' },
+      { flags: '--dry-run', description: 'only count what it would delete' },
+    ],
+    implementation: () => record().CleanupAuthenticationEventsCommand,
   },
   {
     name: 'create_oauth2_token',

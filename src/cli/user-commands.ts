@@ -85,7 +85,7 @@ export class UnlockUserCommand extends CommandRunner {
   async run(_: string[], options: { user?: string; address?: string }): Promise<void> {
     if (!options.user) throw new CommandError('--user is required.');
     const known = !!(await this.users.findByUsernameIgnoringCase(options.user));
-    const unlocked = await this.locks.unlockName(options.user, known, 'manage', NO_REQUEST, options.address);
+    const unlocked = await this.locks.unlockName(options.user, known, { username: null, clientIp: null }, NO_REQUEST, options.address);
     if (unlocked === null) throw new CommandError(`No user or login lock has the name '${options.user}'.`);
     console.log(`Unlocked ${unlocked} address(es) for ${options.user}.`);
   }

@@ -16,3 +16,9 @@ export function clientIp(req: { ip?: string; socket?: { remoteAddress?: string }
 
 /** The caller's address in a route handler, as `clientIp` reads it. */
 export const ClientAddress = createParamDecorator((_: unknown, ctx: ExecutionContext): string => clientIp(ctx.switchToHttp().getRequest()));
+
+/** The client's User-Agent as the records keep it (SPEC §23: at most 512 characters); "" when none was sent. */
+export function userAgentOf(req: { headers?: Record<string, string | string[] | undefined> }): string {
+  const sent = req.headers?.['user-agent'];
+  return (typeof sent === 'string' ? sent : '').slice(0, 512);
+}

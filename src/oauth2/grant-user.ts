@@ -18,4 +18,6 @@ export interface GrantUser {
   deviceCode?: DeviceCode;
   /** Authorization request: whether it named a redirect URI (then the token request must repeat it). */
   redirectUriGiven?: boolean;
+  /** Password grant: a login (SPEC §23's `login_succeeded`, written with the token), and the source that proved it. */
+  passwordLogin?: string;
 }

@@ -26,6 +26,8 @@ import type { DeviceGrant } from './device-code-grant';
 import { DeviceCodes } from './device-codes.service';
 import { GrantUser } from './grant-user';
 import { RequestTrace } from '../common/request-context';
+import type { AuthenticationRecord } from '../common/authentication-record';
+import type { LoginEvents } from '../users/login-events';
 
 export interface TokenEndpointDeps {
   applications: ApplicationsService;
@@ -37,6 +39,8 @@ export interface TokenEndpointDeps {
   deviceCodes: DeviceCodes;
   transactions: Transactions;
   policy: AccountPolicy;
+  record: AuthenticationRecord;
+  loginEvents: LoginEvents;
 }
 
 export interface OAuthClient extends Client {
@@ -87,6 +91,7 @@ export class TokenEndpointModel {
     private readonly body: Record<string, string>,
     private readonly clientIp: string,
     private readonly trace: RequestTrace,
+    private readonly userAgent: string,
   ) {}
 
   validateScope = validateScope;
@@ -103,10 +108,15 @@ export class TokenEndpointModel {
   /** The password grant checks credentials where the login form and basic auth do (one throttle later). */
   async getUser(username: string, password: string): Promise<GrantUser | null> {
     try {
-      const proof = await this.deps.passwords.prove({ username, password, clientIp: this.clientIp, path: 'password_grant', trace: this.trace });
+      let source = 'local';
+      const attempt = { username, password, clientIp: this.clientIp, path: 'password_grant' as const, trace: this.trace, userAgent: this.userAgent, provenBy: (name: string) => (source = name) };
+      const proof = await this.deps.passwords.prove(attempt);
       // A password alone is not enough for a user who owes a second step (SPEC §16): the SPEC's words, not the generic refusal.
-      if (proof.secondStep) throw new InvalidGrantError(MFA_REQUIRED);
-      return { entity: proof.user };
+      if (proof.secondStep) {
+        this.deps.loginEvents.failed(attempt, 'mfa_required', { user: proof.user });
+        throw new InvalidGrantError(MFA_REQUIRED);
+      }
+      return { entity: proof.user, passwordLogin: source };
     } catch (err) {
       // SPEC §22: an expired account is told so, once its password proved it.
       if (err instanceof AuthError && err.code === 'account_expired') throw new InvalidGrantError(ACCOUNT_EXPIRED);
@@ -159,7 +169,15 @@ export class TokenEndpointModel {
         if (options.family && (await this.deps.refreshTokens.familyRevoked(manager, options.family))) {
           throw new InvalidGrantError('Invalid grant: refresh token is invalid');
         }
-        return this.deps.tokens.issue(options, manager);
+        const made = await this.deps.tokens.issue(options, manager);
+        // SPEC §23: a password grant is a login, recorded in the transaction that makes its token.
+        if (user.passwordLogin) {
+          await this.deps.record.within(manager, {
+            event: 'login_succeeded', user: user.entity, source: user.passwordLogin, method: 'password_grant',
+            tokenId: made.accessToken.id, ipAddress: this.clientIp, userAgent: this.userAgent, trace: this.trace,
+          });
+        }
+        return made;
       });
       return {
         accessToken: issued.token,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { clientIp } from '../common/client-ip';
+import { clientIp, userAgentOf } from '../common/client-ip';
+import { AuthenticationRecord } from '../common/authentication-record';
+import { LoginEvents } from '../users/login-events';
 import type { FastifyRequest as ExpressRequest } from 'fastify';
 import OAuth2Server, { InvalidRequestError, Request, Response, UnsupportedGrantTypeError } from '@node-oauth/oauth2-server';
 import { Transactions } from '../database/transactions';
@@ -44,6 +46,8 @@ export class TokenEndpoint {
     private readonly transactions: Transactions,
     private readonly settings: SettingsService,
     private readonly policy: AccountPolicy,
+    private readonly record: AuthenticationRecord,
+    private readonly loginEvents: LoginEvents,
   ) {
     this.server = new OAuth2Server({
       model: {} as never, // a model per request: see handle()
@@ -76,10 +80,13 @@ export class TokenEndpoint {
         deviceCodes: this.deviceCodes,
         transactions: this.transactions,
         policy: this.policy,
+        record: this.record,
+        loginEvents: this.loginEvents,
       },
       body,
       clientIp(req),
       traceOf(req),
+      userAgentOf(req),
     );
     const lifetimes = this.settings.get('OAUTH2_PROVIDER');
     const response = new Response();

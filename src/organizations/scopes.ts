@@ -76,3 +76,15 @@ export function userScope(everyone: boolean): Scope {
     `WHERE ur.role_field = 'member_role' AND (ur.organization_id IN ${held('organization', 'uh')} OR ur.organization_id IN ${administeredTeams})))`
   );
 }
+
+/**
+ * The users (by the SQL `column` naming a user id) whose records a caller who reads not everything may read
+ * (SPEC §23's authentication events): themselves, and the members and admins of the organizations on which
+ * they hold the admin or auditor role.
+ */
+export function auditedUsersScope(column: string): string {
+  return (
+    `(${column} = :viewerId OR ${column} IN (SELECT am.user_id FROM main_rbac_role_members am INNER JOIN main_rbac_roles ar ON ar.id = am.role_id ` +
+    `WHERE ar.role_field IN ('member_role', 'admin_role') AND ar.organization_id IN ${held('organization', 'ah', ['admin_role', 'auditor_role'])}))`
+  );
+}

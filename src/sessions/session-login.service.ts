@@ -40,7 +40,7 @@ export class SessionLogin {
     const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
     const how = opts.secondStep ? 'second_step' : method === 'session' ? 'form' : 'sso';
-    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace, { ...opts, method: how });
+    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace, { ...opts, method: how, login: true });
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
@@ -52,13 +52,13 @@ export class SessionLogin {
     return created.session;
   }
 
-  /** Ends the live session this browser presents, if any; returns it with its user. */
-  async endPresented(req: Request, reason: 'logged_out'): Promise<ResolvedSession | null> {
+  /** Ends the live session this browser presents, if any; returns it with its user. `logout`: the user's own (SPEC §23). */
+  async endPresented(req: Request, reason: 'logged_out', opts: { logout?: boolean } = {}): Promise<ResolvedSession | null> {
     const token = req.cookies?.[this.cookies.name];
     if (typeof token !== 'string' || !token) return null;
     const found = await this.sessions.resolve(token);
     if (!found || found.session.endedAt) return null;
-    await this.sessions.end({ ids: [found.session.id] }, reason, traceOf(req));
+    await this.sessions.end({ ids: [found.session.id] }, reason, traceOf(req), opts);
     return found;
   }
 }

@@ -64,4 +64,8 @@ export class Session {
 
   @Column({ name: 'second_step_at', type: 'datetime', precision: 3, nullable: true })
   secondStepAt: Date | null;
+
+  /** The `login_succeeded` event written with the session (SPEC §23), which §22's previous-login notice reads. */
+  @Column({ name: 'login_event_id', type: 'integer', nullable: true })
+  loginEventId: number | null;
 }

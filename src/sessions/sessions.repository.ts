@@ -116,6 +116,24 @@ export class SessionsRepository {
     return (await qb.execute()).affected ?? 0;
   }
 
+  /**
+   * Ends each of these live sessions on its own statement and returns those this call ended, so that two
+   * racing ends of one session report it once (SPEC §23: exactly one end per session).
+   */
+  async endLiveReturning(ids: number[], userId: number | undefined, now: Date, reason: SessionEndReason): Promise<Pick<Session, 'id' | 'userId' | 'ipAddress' | 'expires' | 'absoluteExpires'>[]> {
+    const live = await this.dataSource.getRepository(Session).find({
+      select: { id: true, userId: true, ipAddress: true, expires: true, absoluteExpires: true },
+      where: { id: In(ids), endedAt: IsNull(), ...(userId !== undefined ? { userId } : {}) },
+    });
+    const ended = [];
+    for (const session of live) if (await this.endLive([session.id], userId, now, reason)) ended.push(session);
+    return ended;
+  }
+
+  async setLoginEvent(manager: EntityManager, id: number, eventId: number): Promise<void> {
+    await manager.getRepository(Session).update({ id }, { loginEventId: eventId });
+  }
+
   /** The creation time of a user's newest live session, as the database returns it (a cut-off is never before it). */
   async newestLiveCreated(manager: EntityManager, userId: number): Promise<unknown> {
     const [{ newest }] = (await manager.query('SELECT MAX(created) AS newest FROM user_session WHERE user_id = ? AND ended_at IS NULL', [userId])) as { newest: unknown }[];

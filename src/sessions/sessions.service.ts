@@ -7,6 +7,7 @@ import { RequestTrace } from '../common/request-context';
 import { sha256Hex } from '../common/secret-box';
 import { inBatches } from '../database/batch-statements';
 import { Transactions } from '../database/transactions';
+import { AuthenticationRecord } from '../common/authentication-record';
 import { SettingsService } from '../settings/settings.service';
 import { AccountPolicy } from '../users/account-policy';
 import type { RevocationJob } from '../users/revocation-job.entity';
@@ -56,6 +57,7 @@ export class SessionsService {
     private readonly metrics: AuthMetrics,
     private readonly policy: AccountPolicy,
     private readonly jobs: RevocationJobs,
+    private readonly record: AuthenticationRecord,
   ) {}
 
   /**
@@ -63,7 +65,7 @@ export class SessionsService {
    * transaction that inserts it. `secondStep`: the login completed its second step now (SPEC §16), which the
    * session remembers.
    */
-  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace, opts: { secondStep?: boolean; source?: string; method?: string } = {}): Promise<NewSession> {
+  async create(user: User, limits: SessionLimits, userAgent: string, trace: RequestTrace, opts: { secondStep?: boolean; source?: string; method?: string; login?: boolean } = {}): Promise<NewSession> {
     const { perUser, perIp, ipAddress } = limits;
     const locks = [perUser > 0 ? `user:${user.id}` : null, perIp > 0 ? `ip:${ipAddress}` : null].filter((l): l is string => !!l).sort();
     // The lock rows exist before the transaction: inserting them inside it would take shared locks and deadlock.
@@ -83,9 +85,15 @@ export class SessionsService {
       const values = {
         keyHash: sha256Hex(token), userId: user.id, ipAddress, userAgent: userAgent.slice(0, 512),
         created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null, secondStepAt: opts.secondStep ? now : null,
-        source: opts.source ?? '', method: opts.method ?? '',
+        source: opts.source ?? '', method: opts.method ?? '', loginEventId: null,
       };
       const created = await this.repository.insert(manager, values);
+      // SPEC §23: a login's `login_succeeded` is written with its session, which keeps the event's id (§22's notice).
+      if (opts.login) {
+        const event = { event: 'login_succeeded' as const, user, source: values.source, method: values.method, sessionId: created.id, ipAddress, userAgent: values.userAgent, trace, at: now };
+        created.loginEventId = await this.record.within(manager, event);
+        if (created.loginEventId !== null) await this.repository.setLoginEvent(manager, created.id, created.loginEventId);
+      }
       if (perUser > 0) ended.push(...(await this.endOverLimit(manager, 'userId', user.id, perUser, now, user)));
       if (perIp > 0) ended.push(...(await this.endOverLimit(manager, 'ipAddress', ipAddress, perIp, now)));
       return created;
@@ -93,6 +101,7 @@ export class SessionsService {
     if (ended.length) this.metrics.sessionsEnded.inc({ reason: 'session_limit' }, ended.length);
     for (const s of ended) {
       this.logger.log({ event: 'session_ended', reason: 'session_limit', session_id: s.id, user_id: s.userId, client_ip: s.ipAddress, ...trace });
+      this.record.record({ event: 'session_ended', user: { id: s.userId }, reason: 'session_limit', sessionId: s.id, ipAddress: s.ipAddress, trace });
     }
     return { token, session, timeoutSeconds: Math.max(0, Math.floor((session.expires.getTime() - session.created.getTime()) / 1000)) };
   }
@@ -162,11 +171,21 @@ export class SessionsService {
     return Math.max(0, Math.round((session.expires.getTime() - now.getTime()) / 1000));
   }
 
-  /** Ends the given live sessions (by id, and owner when given) with a reason; returns how many it ended. */
-  async end(where: { ids: number[]; userId?: number }, reason: SessionEndReason, trace: RequestTrace): Promise<number> {
+  /**
+   * Ends the given live sessions (by id, and owner when given) with a reason; returns how many it ended. Each
+   * session this call ended (and no other) is one SPEC §23 event: `logout` for the user's own, else `session_ended`.
+   */
+  async end(where: { ids: number[]; userId?: number }, reason: SessionEndReason, trace: RequestTrace, opts: { logout?: boolean } = {}): Promise<number> {
     if (!where.ids.length) return 0;
     const now = this.clock.now();
-    const count = await this.repository.endLive(where.ids, where.userId, now, reason);
+    const ended = await this.repository.endLiveReturning(where.ids, where.userId, now, reason);
+    const count = ended.length;
+    for (const s of ended) {
+      // A timeout ends the session when it expired, whenever the service noticed (SPEC §23).
+      const at = reason === 'idle_timeout' ? s.expires : reason === 'absolute_timeout' ? (s.absoluteExpires ?? now) : now;
+      const event = opts.logout ? ('logout' as const) : ('session_ended' as const);
+      this.record.record({ event, user: { id: s.userId }, reason: opts.logout ? null : reason, sessionId: s.id, ipAddress: s.ipAddress, trace, at: at.getTime() <= now.getTime() ? at : now });
+    }
     if (count) this.metrics.sessionsEnded.inc({ reason }, count);
     if (count) this.logger.log({ event: 'session_ended', reason, count, user_id: where.userId, session_ids: where.ids, ...trace });
     return count;

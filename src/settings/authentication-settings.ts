@@ -108,6 +108,8 @@ export const AUTHENTICATION_SETTINGS: SettingDefinition[] = [
   { key: 'BREAK_GLASS_USERNAME', category: AUTH, default: '', schema: z.string().max(150) },
   // SPEC §22 (AC-2(3)): days without a login after which a user is deactivated; 0 = off (the STIG's value is 35).
   { key: 'ACCOUNT_INACTIVE_DAYS', category: AUTH, default: 0, schema: integer(0, 3650) },
+  // SPEC §23: how long authentication events are kept (also §22's login history); the sweep deletes older ones.
+  { key: 'AUTH_EVENTS_RETENTION_DAYS', category: AUTH, default: 365, schema: integer(1, 3650) },
   { key: 'ALLOW_METRICS_FOR_ANONYMOUS_USERS', category: AUTH, default: false, schema: bool },
   // SPEC §15: a cap over every access token issued (0: none), and how long before expiry a token is "expiring soon".
   { key: 'TOKEN_MAX_LIFETIME_SECONDS', category: AUTH, default: 0, schema: integer(0, OAUTH2_LIFETIME_MAX) },

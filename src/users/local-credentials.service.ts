@@ -6,6 +6,7 @@ import { RequestTrace } from '../common/request-context';
 import { SampledLog } from '../common/sampled-log';
 import { AccountPolicy } from './account-policy';
 import { InactiveAccounts } from './inactive-accounts';
+import { backendRefusalReason, LoginEvents } from './login-events';
 import { LoginThrottle, pairKey, ThrottledCheck, ThrottleRow } from './login-throttle.service';
 import { askPasswordMethod, BackendOutcome, LoginMethods, PasswordBackend, PasswordBackendUnavailable } from './login-methods';
 import { User } from './user.entity';
@@ -47,6 +48,8 @@ export interface CredentialCheck {
   path: PasswordPath;
   /** The request the attempt came in (its log lines carry the request id). */
   trace: RequestTrace;
+  /** The client's User-Agent, for the authentication events (SPEC §23). */
+  userAgent?: string;
   /** Told which source proved the password, when a password method did (`ldap:default`, `radius`). */
   provenBy?: (source: string) => void;
 }
@@ -82,6 +85,7 @@ export class LocalCredentialsService {
     private readonly metrics: AuthMetrics,
     private readonly backends: LoginMethods,
     private readonly inactivity: InactiveAccounts,
+    private readonly events: LoginEvents,
   ) {}
 
   /**
@@ -108,28 +112,30 @@ export class LocalCredentialsService {
       // A directory user's repeat is trusted only for the directory's re-check period (SPEC §14).
       const maxAge = owner ? owner.repeatTtlMs() : undefined;
       if (cache && key && candidate && cache.matches(key, candidate.password, maxAge) && !passwordRefusal(this.policy, { user: candidate, verified: true })) {
-        return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle)), () =>
+        return andThen(this.counted(attempt, () => this.throttle.admitKnownGood(throttle), candidate), () =>
           this.admitted(attempt, candidate),
         );
       }
       // A local (or SSO, or service) account is proven by its hash alone, never by a directory (no takeover).
       // The backends' settings are read only for a name no local account holds: not on basic's repeat path.
-      if (candidate && !owner) return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
+      if (candidate && !owner) return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key), candidate);
       const backends = owner ? [owner] : this.backends.configured();
-      if (!backends.length) return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key));
-      return this.counted(attempt, () => this.verifyExternal(attempt, candidate, backends, cache, key));
+      if (!backends.length) return this.counted(attempt, () => this.verifyNew(attempt, candidate, cache, key), candidate);
+      return this.counted(attempt, () => this.verifyExternal(attempt, candidate, backends, cache, key), candidate);
     });
   }
 
   /** A password not seen before: counted by the throttle before it is verified (SPEC §12). */
   private async verifyNew(attempt: CredentialCheck, candidate: User | null, cache?: RepeatCache, key?: string): Promise<User> {
+    const check = this.pairOf(attempt, candidate);
     const refused = await this.throttle.attempt(
-      this.pairOf(attempt),
+      check,
       async () => passwordRefusal(this.policy, { user: candidate, verified: !!(await this.users.verifyPasswordOf(candidate, attempt.password)) }),
       verdictOf,
     );
     if (refused || !candidate) {
-      this.fail(attempt, refused ?? 'invalid_credentials');
+      this.fail(attempt, refused ?? 'invalid_credentials', undefined, candidate);
+      check.reportLock();
       throw new AuthError(refused ?? 'invalid_credentials');
     }
     if (cache && key) cache.remember(key, candidate.password);
@@ -145,9 +151,10 @@ export class LocalCredentialsService {
   private async verifyExternal(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[], cache?: RepeatCache, key?: string): Promise<User> {
     let outcome: BackendOutcome;
     let refused: PasswordRefusal | null;
+    const check = this.pairOf(attempt, candidate);
     try {
       ({ outcome, refused } = await this.throttle.attempt(
-        this.pairOf(attempt),
+        check,
         async () => {
           const asked = await this.askBackends(attempt, candidate, backends);
           return { outcome: asked, refused: 'user' in asked ? passwordRefusal(this.policy, { user: asked.user, verified: true }) : ('invalid_credentials' as const) };
@@ -159,7 +166,8 @@ export class LocalCredentialsService {
     }
     if (refused || !('user' in outcome)) {
       const reason = 'refused' in outcome ? outcome.refused : refused;
-      this.fail(attempt, refused ?? 'invalid_credentials', { source: outcome.source, reason });
+      this.fail(attempt, refused ?? 'invalid_credentials', { source: outcome.source, reason }, 'user' in outcome ? outcome.user : candidate);
+      check.reportLock();
       throw new AuthError(refused ?? 'invalid_credentials');
     }
     const ttl = this.backends.forAccount(outcome.user.externalAccount)?.repeatTtlMs() ?? 0;
@@ -176,14 +184,19 @@ export class LocalCredentialsService {
     if (!this.inactivity.isIdle(user)) return this.succeeded(attempt, user, source);
     return this.inactivity.enforce(user, attempt.trace).then((deactivated) => {
       if (!deactivated) return this.succeeded(attempt, user, source);
-      this.fail(attempt, 'user_disabled');
+      this.fail(attempt, 'user_disabled', undefined, user);
       throw new AuthError('user_disabled');
     });
   }
 
   /** The throttle's counter of an attempt: the typed name from the client's address (SPEC §12). */
-  private pairOf(attempt: Attempt): ThrottledCheck {
-    return { pairs: [[attempt.username, attempt.clientIp]], rightForgives: true, locks: true };
+  /** `reportLock`: the lock this attempt's failure took, recorded after its `login_failed` (SPEC §23). */
+  private pairOf(attempt: Attempt, user: User | null): ThrottledCheck & { reportLock(): void } {
+    let taken: Parameters<NonNullable<ThrottledCheck['onLocked']>>[0] | undefined;
+    return {
+      pairs: [[attempt.username, attempt.clientIp]], rightForgives: true, locks: true, onLocked: (lock) => (taken = lock),
+      reportLock: () => taken && this.events.locked(attempt, user, taken),
+    };
   }
 
   private async askBackends(attempt: CredentialCheck, candidate: User | null, backends: PasswordBackend[]): Promise<BackendOutcome> {
@@ -209,13 +222,15 @@ export class LocalCredentialsService {
     this.metrics.logins.inc({ method: attempt.path, outcome: 'directory_unavailable' });
     const { path: method, username, clientIp, trace } = attempt;
     this.logger.warn({ event: 'login_failed', method, username, client_ip: clientIp, outcome: 'directory_unavailable', directory: err.source, reason: err.reason, ...trace });
+    this.events.failed(attempt, 'unavailable', { source: err.source });
     return new ServiceUnavailable(err.detail);
   }
 
   /** Runs a throttled step; a refusal by the throttle is logged and counted in the metrics, now or when it rejects. */
-  private counted<T>(attempt: Attempt, step: () => Awaitable<T>): Awaitable<T> {
+  private counted<T>(attempt: Attempt, step: () => Awaitable<T>, user?: User | null): Awaitable<T> {
     const onThrottled = (err: unknown): never => {
       if (err instanceof Throttled) {
+        this.events.failed(attempt, 'throttled', { user, retryAfter: err.retryAfter });
         this.metrics.throttled.inc({ method: attempt.path });
         const { path: method, username, clientIp, trace } = attempt;
         this.logger.warn({ event: 'login_throttled', method, username, client_ip: clientIp, retry_after: err.retryAfter, outcome: 'throttled', ...trace });
@@ -236,14 +251,16 @@ export class LocalCredentialsService {
    */
   async confirmCurrent(user: User, password: string, clientIp: string, trace: RequestTrace): Promise<boolean> {
     const attempt: Attempt = { username: user.username, clientIp, path: 'password_change', trace };
+    const check = this.pairOf(attempt, user);
     const ok = await this.counted(attempt, () =>
       this.throttle.attempt(
-        this.pairOf(attempt),
+        check,
         async () => !passwordRefusal(this.policy, { user, verified: !!(await this.users.verifyPasswordOf(user, password)) }),
         (right) => (right ? 'right' : 'wrong'),
       ),
     );
     if (!ok) this.fail(attempt, 'invalid_credentials');
+    if (!ok) check.reportLock();
     return ok;
   }
 
@@ -271,9 +288,12 @@ export class LocalCredentialsService {
     return user;
   }
 
-  /** `backend`: which directory decided (null: none knew the name) and why, for the log only. */
-  private fail(attempt: Attempt, outcome: string, backend?: { source: string | null; reason: string | null }): void {
+  /** `backend`: which directory decided (null: none knew the name) and why; `user`: whose the name is. */
+  private fail(attempt: Attempt, outcome: string, backend?: { source: string | null; reason: string | null }, user?: User | null): void {
     this.metrics.logins.inc({ method: attempt.path, outcome });
+    const refusedAs = user && !user.isActive ? 'user_disabled' : backend ? backendRefusalReason(backend.reason) : user ? 'wrong_password' : 'unknown_user';
+    const source = backend?.source ?? (user ? (user.externalAccount ?? 'local') : null);
+    this.events.failed(attempt, outcome === 'invalid_credentials' ? refusedAs : outcome, { user, source });
     const detail = backend ? { directory: backend.source, reason: backend.reason } : {};
     this.logger.warn({ event: 'login_failed', method: attempt.path, username: attempt.username, client_ip: attempt.clientIp, outcome, ...detail, ...attempt.trace });
   }

@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { ClientAddress } from '../common/client-ip';
 import { PermissionDenied } from '../common/errors';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query/list-page';
@@ -36,9 +37,9 @@ export class LoginLocksController {
 
   @Delete('login_locks/:id')
   @HttpCode(204)
-  async unlock(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
+  async unlock(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace, @ClientAddress() address: string) {
     refuseUnlockers(principal);
-    await this.locks.unlockOne(await this.locks.getOr404(this.locks.at(), id), principal.user.username, trace);
+    await this.locks.unlockOne(await this.locks.getOr404(this.locks.at(), id), { username: principal.user.username, clientIp: address }, trace);
   }
 
   @Get('users/:id/login_locks')
@@ -50,10 +51,10 @@ export class LoginLocksController {
 
   @Delete('users/:id/login_locks')
   @HttpCode(204)
-  async unlockUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace) {
+  async unlockUser(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @CurrentTrace() trace: RequestTrace, @ClientAddress() address: string) {
     refuseUnlockers(principal);
     const user = await this.users.getOr404(id);
-    await this.locks.unlockName(user.username, true, principal.user.username, trace);
+    await this.locks.unlockName(user.username, true, { username: principal.user.username, clientIp: address }, trace);
   }
 
   private page(principal: Principal, at: LockClock, query: Record<string, unknown>, path: string, user?: User) {

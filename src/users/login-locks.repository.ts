@@ -6,6 +6,7 @@ import { User } from './user.entity';
 import { foldUsername } from './usernames';
 import { PreparedStatements } from '../database/prepared-statements';
 import { BREAK_GLASS_ELIGIBLE } from './front-door-facts';
+import type { LockTerms } from './users.repository';
 
 /** The moment a list is read at, and the settings that decide what is locked then. */
 export interface LockClock {
@@ -74,12 +75,12 @@ export class LoginLocksRepository {
   }
 
   /** The listed pairs of one name as §20 compares names (`folded`), each with whether it is locked now. */
-  async listedOf(at: LockClock, folded: string, clientIp?: string): Promise<{ id: number; locked: boolean }[]> {
+  async listedOf(at: LockClock, folded: string, clientIp?: string): Promise<{ id: number; locked: boolean; username: string; clientIp: string }[]> {
     const qb = this.listQuery(at).select('f.id', 'id').addSelect(`CASE WHEN ${LOCKED('f')} THEN 1 ELSE 0 END`, 'locked');
-    qb.andWhere('f.username_folded = :folded', { folded });
+    qb.addSelect('f.username', 'username').addSelect('f.client_ip', 'client_ip').andWhere('f.username_folded = :folded', { folded });
     if (clientIp !== undefined) qb.andWhere('f.client_ip = :clientIp', { clientIp });
-    const rows = await qb.getRawMany<{ id: number | string; locked: number | string }>();
-    return rows.map((r) => ({ id: Number(r.id), locked: Number(r.locked) === 1 }));
+    const rows = await qb.getRawMany<{ id: number | string; locked: number | string; username: string; client_ip: string }>();
+    return rows.map((r) => ({ id: Number(r.id), locked: Number(r.locked) === 1, username: r.username, clientIp: r.client_ip }));
   }
 
   /**
@@ -144,5 +145,20 @@ export class LoginLocksRepository {
   /** The break-glass superuser's folded name; null when there is none. */
   async breakGlassFolded(configured: string): Promise<string | null> {
     return (await this.breakGlass(configured))?.usernameFolded ?? null;
+  }
+
+  /**
+   * The failure that fills a pair's allowance, recorded with its lock (SPEC §22) only if it is that failure:
+   * true when it was (the caller then writes `login_locked`), false when the failure must be recorded as any
+   * other (UsersRepository.recordFailure, whose CASE still locks should another attempt have moved the count).
+   */
+  async recordLockingFailure(id: number, now: Date, lock: LockTerms): Promise<boolean> {
+    const p = this.prepared;
+    const changed = await p.run(
+      'UPDATE login_failure SET locked_until = ?, locked_indefinitely = ?, first_failure = CASE WHEN failures = 0 THEN ? ELSE first_failure END, ' +
+        'last_failure = ?, failures = failures + 1, pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE id = ? AND failures + 1 = ?',
+      [lock.until && p.date(lock.until), lock.indefinitely ? 1 : 0, p.date(now), p.date(now), id, lock.lockAt],
+    );
+    return changed > 0;
   }
 }

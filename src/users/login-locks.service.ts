@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AuthenticationRecord } from '../common/authentication-record';
 import { Clock } from '../common/clock';
 import { NotFound } from '../common/errors';
 import { isoTime } from '../common/iso-time';
@@ -33,6 +34,12 @@ export const LOGIN_LOCK_LIST: ListSpec = {
  * failures counted in their window (LoginThrottle keeps them; this only reads and resets them). Unlocking
  * resets a pair in the database, so every node sees it at its next request (§18).
  */
+/** Who unlocks (SPEC §23): a superuser through the API or the admin page, from an address; or a command (null, null). */
+export interface Unlocker {
+  username: string | null;
+  clientIp: string | null;
+}
+
 @Injectable()
 export class LoginLocksService {
   private readonly logger = new Logger('auth');
@@ -41,6 +48,7 @@ export class LoginLocksService {
     private readonly repository: LoginLocksRepository,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    private readonly record: AuthenticationRecord,
   ) {}
 
   /** The moment a request reads the locks at. */
@@ -97,22 +105,38 @@ export class LoginLocksService {
     return frontDoorFacts(user, breakGlass ? foldUsername(breakGlass) : '') ?? this.repository.userFacts(this.at(), foldUsername(user.username), breakGlass);
   }
 
-  async unlockOne(row: LoginFailure, by: string, trace: RequestTrace): Promise<void> {
+  async unlockOne(row: LoginFailure, by: Unlocker, trace: RequestTrace): Promise<void> {
+    const at = this.at();
     await this.repository.unlock([row.id], this.clock.now());
-    this.logger.log({ event: 'login_unlocked', username: row.username, client_ip: row.clientIp, by, ...trace });
+    this.logger.log({ event: 'login_unlocked', username: row.username, client_ip: row.clientIp, by: by.username ?? 'manage', ...trace });
+    if (this.lockEnd(at, row) !== undefined) await this.recordUnlocked([{ username: row.username, clientIp: row.clientIp, folded: row.usernameFolded ?? foldUsername(row.username) }], by, trace);
+  }
+
+  /** SPEC §23's `login_unlocked`, one per pair that was locked: the pair's user and name, the unlocker's address. */
+  private async recordUnlocked(pairs: { username: string; clientIp: string; folded: string }[], by: Unlocker, trace: RequestTrace): Promise<void> {
+    if (!pairs.length) return;
+    const users = await this.repository.usersOf([...new Set(pairs.map((p) => p.folded))]);
+    for (const pair of pairs) {
+      const id = users.get(pair.folded);
+      this.record.record({
+        event: 'login_unlocked', user: id === undefined ? null : { id }, username: pair.username, method: by.username === null ? 'command' : 'api',
+        ipAddress: by.clientIp, trace, details: by.username === null ? { address: pair.clientIp } : { address: pair.clientIp, by: by.username },
+      });
+    }
   }
 
   /**
    * Unlocks every listed pair of a name as the throttle reads it (or its pair from `clientIp`); the number of
    * them that were locked, or null when neither a user (`known`) nor a pair holds the name.
    */
-  async unlockName(name: string, known: boolean, by: string, trace: RequestTrace, clientIp?: string): Promise<number | null> {
+  async unlockName(name: string, known: boolean, by: Unlocker, trace: RequestTrace, clientIp?: string): Promise<number | null> {
     const folded = foldUsername(normalizeUsername(name));
     if (!known && !(await this.repository.anyPairOf(folded))) return null;
     const pairs = await this.repository.listedOf(this.at(), folded, clientIp);
     await this.repository.unlock(pairs.map((p) => p.id), this.clock.now());
     const locked = pairs.filter((p) => p.locked).length;
-    if (pairs.length) this.logger.log({ event: 'login_unlocked', username: name, client_ip: clientIp ?? null, pairs: pairs.length, locked, by, ...trace });
+    if (pairs.length) this.logger.log({ event: 'login_unlocked', username: name, client_ip: clientIp ?? null, pairs: pairs.length, locked, by: by.username ?? 'manage', ...trace });
+    await this.recordUnlocked(pairs.filter((p) => p.locked).map((p) => ({ ...p, folded })), by, trace);
     return locked;
   }
 }

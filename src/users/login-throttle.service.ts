@@ -20,6 +20,7 @@ export interface Reservation {
   failuresBefore: number;
   /** The pair's typed name, and whether it is a §12 password pair, which locks (SPEC §22). */
   username: string;
+  clientIp: string;
   lockable: boolean;
 }
 
@@ -36,6 +37,8 @@ export interface ThrottledCheck {
   rightForgives: boolean;
   /** SPEC §22: the pairs are §12's password pairs, which lock on LOGIN_LOCKOUT_DURATION's terms and are listed. */
   locks?: boolean;
+  /** Told when a failure of this check locks its pair (SPEC §23's `login_locked`). */
+  onLocked?: (lock: { username: string; clientIp: string; failures: number; lockedUntil: Date | null }) => void;
 }
 
 /**
@@ -111,7 +114,7 @@ export class LoginThrottle {
       await Promise.all(reservations.map((r) => this.release(r)));
       throw err;
     }
-    let settle: (r: Reservation) => Promise<void> = (r) => this.failed(r);
+    let settle: (r: Reservation) => Promise<void> = (r) => this.failed(r, check);
     try {
       const result = await run();
       if (judge(result) === 'right') settle = (r) => (check.rightForgives ? this.succeeded(r) : this.release(r));
@@ -125,9 +128,15 @@ export class LoginThrottle {
   }
 
   /** The password was wrong: the attempt becomes a failure of its window, and the one that fills it locks the pair. */
-  private async failed(reservation: Reservation): Promise<void> {
+  private async failed(reservation: Reservation, check: ThrottledCheck): Promise<void> {
     const now = this.clock.now();
-    await this.repository.recordFailure(reservation.id, now, await this.lockTerms(reservation, now));
+    const terms = await this.lockTerms(reservation, now);
+    // The locking failure is recorded apart, so that the lock is reported once (SPEC §23).
+    if (terms.lockAt > 0 && (await this.locks.recordLockingFailure(reservation.id, now, terms))) {
+      check.onLocked?.({ username: reservation.username, clientIp: reservation.clientIp, failures: terms.lockAt, lockedUntil: terms.indefinitely ? null : terms.until });
+      return;
+    }
+    await this.repository.recordFailure(reservation.id, now, terms);
   }
 
   /**
@@ -180,24 +189,24 @@ export class LoginThrottle {
   /** SQLite: one statement, atomic across every process on the file. */
   private async reserveUpsert(key: NewPair, now: Date, expired: Date): Promise<Reservation | null> {
     const counted = await this.repository.reserveUpsert(key, now, expired, this.allowed());
-    return counted && { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures, username: key.username, lockable: key.lockable };
+    return counted && { id: counted.id, windowStart: counted.windowStart, failuresBefore: counted.failures, username: key.username, clientIp: key.clientIp, lockable: key.lockable };
   }
 
   /** MySQL: the pair's row locked for the decision; a first attempt racing another inserts once. */
   private async reserveLocked(key: NewPair, now: Date, expired: Date): Promise<Reservation | null> {
-    const { username, lockable } = key;
+    const { username, clientIp, lockable } = key;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.transactions.run(async (manager) => {
           const row = await this.repository.lockThrottle(manager, key);
-          if (!row) return { id: await this.repository.insertThrottle(manager, key, now), windowStart: now, failuresBefore: 0, username, lockable };
+          if (!row) return { id: await this.repository.insertThrottle(manager, key, now), windowStart: now, failuresBefore: 0, username, clientIp, lockable };
           if (this.lockEnded(row, now)) {
             await this.repository.restartWindow(manager, row.id, now, key);
-            return { id: row.id, windowStart: now, failuresBefore: 0, username, lockable };
+            return { id: row.id, windowStart: now, failuresBefore: 0, username, clientIp, lockable };
           }
           if (row.failures + row.pending >= this.allowed()) return null;
           await this.repository.addPending(manager, row.id);
-          return { id: row.id, windowStart: row.windowStart, failuresBefore: row.failures, username, lockable };
+          return { id: row.id, windowStart: row.windowStart, failuresBefore: row.failures, username, clientIp, lockable };
         });
       } catch (err) {
         if (!isUniqueViolation(err) || attempt >= 3) throw err; // another node inserted the row first: count again

@@ -1,14 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ClientAddress } from '../common/client-ip';
-import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
+import { FieldErrors, PermissionDenied } from '../common/errors';
 import { REQUIRED, validateBody } from '../common/validation';
 import { IdPipe } from '../common/id.pipe';
 import { queryPage } from '../common/list-query/list-page';
-import { readsEverything, USER_LIST } from './user-list';
+import { USER_LIST } from './user-list';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { LocalCredentialsService } from './local-credentials.service';
 import { UserPresenter } from './user-presenter';
 import { UserVisibility } from './user-visibility';
+import { VisibleUser } from './visible-user';
 import { USER_BODY } from './user-body';
 import { User } from './user.entity';
 import { canDeleteUser, canEditUser } from './user.serializer';
@@ -27,6 +28,7 @@ export class UsersController {
     private readonly presenter: UserPresenter,
     private readonly visibility: UserVisibility,
     private readonly breakGlass: BreakGlass,
+    private readonly visible: VisibleUser,
   ) {}
 
   private serialize(principal: Principal, users: User[]): Promise<Record<string, unknown>[]> {
@@ -119,10 +121,7 @@ export class UsersController {
   }
 
   /** Objects a caller may not see are 404, so ids do not reveal which users exist. */
-  private async visibleUser(principal: Principal, id: number): Promise<User> {
-    if (!readsEverything(principal.user) && principal.user.id !== id && !(await this.users.isVisible(await this.visibility.of(principal.user), id))) {
-      throw new NotFound();
-    }
-    return this.users.getOr404(id);
+  private visibleUser(principal: Principal, id: number): Promise<User> {
+    return this.visible.getOr404(principal.user, id);
   }
 }

@@ -29,12 +29,14 @@ import { LoginLocksService } from './login-locks.service';
 import { BreakGlass } from './break-glass';
 import { InactiveAccounts } from './inactive-accounts';
 import { InactiveAccountsRepository } from './inactive-accounts.repository';
+import { VisibleUser } from './visible-user';
+import { LoginEvents } from './login-events';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob, PasswordHistoryEntry]), SettingsModule],
   controllers: [UsersController, LoginLocksController],
   providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility,
-    CommonPasswords, PasswordHistoryRepository, PasswordRules, LoginLocksRepository, LoginLocksService, BreakGlass, InactiveAccounts, InactiveAccountsRepository],
-  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility, LoginLocksService, BreakGlass, InactiveAccounts],
+    CommonPasswords, PasswordHistoryRepository, PasswordRules, LoginLocksRepository, LoginLocksService, BreakGlass, InactiveAccounts, InactiveAccountsRepository, VisibleUser, LoginEvents],
+  exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility, LoginLocksService, BreakGlass, InactiveAccounts, VisibleUser, LoginEvents],
 })
 export class UsersModule {}

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, LessThan, SelectQueryBuilder } from 'typeorm';
+import type { AuthEventInput, AuthEventSink, AuthEventUser } from '../common/authentication-record';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { User } from '../users/user.entity';
+import { AuthenticationEvent } from './authentication-event.entity';
+
+/** At most this many characters of a user agent and of a typed name are kept (SPEC §23: the throttle's cut). */
+const USER_AGENT_MAX = 512;
+const USERNAME_MAX = 150;
+
+/** The events' statements: the sink every module's events reach, the lists, and the retention's deletes. */
+@Injectable()
+export class AuthenticationEventsRepository implements AuthEventSink {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async insert(events: (AuthEventInput & { at: Date })[], manager: EntityManager = this.dataSource.manager): Promise<number[]> {
+    const named = await this.namesOf(events, manager);
+    const rows = events.map((e) => this.row(e.user && e.user.username === undefined ? { ...e, user: named.get(e.user.id) ?? e.user } : e));
+    if (rows.length === 1) {
+      const result = await manager.insert(AuthenticationEvent, rows[0]);
+      return [Number(result.identifiers[0]?.id)];
+    }
+    await manager.createQueryBuilder().insert().into(AuthenticationEvent).values(rows).updateEntity(false).execute();
+    return [];
+  }
+
+  /** The names of the users that events name by id alone (a session's end), as they are now. */
+  private async namesOf(events: AuthEventInput[], manager: EntityManager): Promise<Map<number, AuthEventUser>> {
+    const ids = [...new Set(events.filter((e) => e.user && e.user.username === undefined).map((e) => e.user!.id))];
+    if (!ids.length) return new Map();
+    const users = await manager.getRepository(User).find({ select: { id: true, username: true, firstName: true, lastName: true }, where: { id: In(ids) } });
+    return new Map(users.map((u) => [u.id, { id: u.id, username: u.username, firstName: u.firstName, lastName: u.lastName }]));
+  }
+
+  async updateDetails(id: number, details: Record<string, unknown>): Promise<void> {
+    await this.dataSource.getRepository(AuthenticationEvent).update({ id }, { details: JSON.stringify(details) });
+  }
+
+  private row(e: AuthEventInput & { at: Date }): Partial<AuthenticationEvent> {
+    const user = e.user ?? null;
+    return {
+      timestamp: e.at,
+      event: e.event,
+      userId: user?.id ?? null,
+      userUsername: user?.username ?? null,
+      userFirstName: user ? (user.firstName ?? '') : null,
+      userLastName: user ? (user.lastName ?? '') : null,
+      username: (e.username ?? user?.username ?? '').slice(0, USERNAME_MAX),
+      source: e.source ?? null,
+      method: e.method ?? null,
+      reason: e.reason ?? null,
+      sessionId: e.sessionId ?? null,
+      tokenId: e.tokenId ?? null,
+      ipAddress: e.ipAddress ?? null,
+      userAgent: (e.userAgent ?? '').slice(0, USER_AGENT_MAX),
+      requestId: e.trace?.request_id ?? null,
+      actionNode: this.config.nodeName,
+      details: JSON.stringify(e.details ?? {}),
+    };
+  }
+
+  /** Every event, before the caller's visibility, filters and page. */
+  listQuery(): SelectQueryBuilder<AuthenticationEvent> {
+    return this.dataSource.getRepository(AuthenticationEvent).createQueryBuilder('e').leftJoin('e.user', 'user');
+  }
+
+  /** Which of these users still exist (an event outlives its user: SPEC §23). */
+  async existingUsers(ids: number[]): Promise<Set<number>> {
+    if (!ids.length) return new Set();
+    const found = await this.dataSource.getRepository(User).find({ select: { id: true }, where: { id: In(ids) } });
+    return new Set(found.map((u) => u.id));
+  }
+
+  /** The ids of up to `limit` events older than `before`, oldest first. */
+  async olderThan(before: Date, limit: number): Promise<number[]> {
+    const rows = await this.dataSource.getRepository(AuthenticationEvent).find({
+      select: { id: true }, where: { timestamp: LessThan(before) }, order: { id: 'ASC' }, take: limit,
+    });
+    return rows.map((r) => r.id);
+  }
+
+  async countOlderThan(before: Date): Promise<number> {
+    return this.dataSource.getRepository(AuthenticationEvent).countBy({ timestamp: LessThan(before) });
+  }
+
+  async deleteIds(ids: number[]): Promise<number> {
+    if (!ids.length) return 0;
+    return (await this.dataSource.getRepository(AuthenticationEvent).delete({ id: In(ids) })).affected ?? ids.length;
+  }
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import type { SelectQueryBuilder } from 'typeorm';
+import { queryPage } from '../common/list-query/list-page';
+import type { Account } from '../common/principal';
+import { auditedUsersScope } from '../organizations/scopes';
+import { readsEverything } from '../users/user-list';
+import { AuthenticationEvent } from './authentication-event.entity';
+import { AUTH_EVENT_LIST, authEventEntry } from './authentication-event-list';
+import { AuthenticationEventsRepository } from './authentication-events.repository';
+
+/** The read side of SPEC §23's authentication events: what a caller may read, as pages of AWX's lists. */
+@Injectable()
+export class AuthenticationEventsService {
+  constructor(private readonly repository: AuthenticationEventsRepository) {}
+
+  /** The events a viewer may read (of one user when `userId`), before filters and page. */
+  visibleQuery(viewer: Account, userId?: number): SelectQueryBuilder<AuthenticationEvent> {
+    const qb = this.repository.listQuery();
+    if (userId !== undefined) qb.andWhere('e.userId = :ofUser', { ofUser: userId });
+    // Events with no user are read only by those who read everything.
+    if (!readsEverything(viewer)) qb.andWhere(auditedUsersScope('e.user_id'), { viewerId: viewer.id });
+    return qb;
+  }
+
+  page(viewer: Account, query: Record<string, unknown>, path: string, userId?: number) {
+    return queryPage(this.visibleQuery(viewer, userId), AUTH_EVENT_LIST, query, path, viewer, (rows) => this.entries(rows));
+  }
+
+  async one(viewer: Account, id: number): Promise<Record<string, unknown> | null> {
+    const found = await this.visibleQuery(viewer).andWhere('e.id = :id', { id }).getOne();
+    return found ? (await this.entries([found]))[0] : null;
+  }
+
+  private async entries(rows: AuthenticationEvent[]): Promise<Record<string, unknown>[]> {
+    const ids = [...new Set(rows.map((e) => e.userId).filter((id): id is number => id !== null))];
+    const existing = await this.repository.existingUsers(ids);
+    return rows.map((e) => authEventEntry(e, e.userId !== null && existing.has(e.userId)));
+  }
+}
