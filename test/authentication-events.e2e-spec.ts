@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthenticationRecord } from '../src/common/authentication-record';
 import { browserLogin, submitLoginForm } from './support/browser-login';
-import { registerApp, tokenRequest } from './support/oauth2';
+import { generate } from 'otplib';
+import { clientBasic, registerApp, tokenRequest } from './support/oauth2';
 import { runManage } from './support/service-process';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { TEST_DB } from './support/test-db';
@@ -171,6 +172,63 @@ describe(`authentication events (SPEC §23, ${TEST_DB})`, () => {
     assert.equal(token.body.user, ids.alice);
     assert.equal(event.session, null);
     assert.ok(!JSON.stringify(event).includes(res.body.access_token));
+  });
+
+  it('tokens: token_created by the API, a command and each grant, token_rotated with the previous token, token_revoked with its reason', async () => {
+    const first = (await list('?order_by=-id&page_size=1'))[0]?.id ?? 0;
+    const alice = basic('alice', 'Alice-pass-1');
+    const made = await t.http().post('/api/v2/tokens/').set('Authorization', alice).set('X-Forwarded-For', '198.51.100.30').send({ scope: 'read' }).expect(201);
+    const rotated = await t.http().post(`/api/v2/tokens/${made.body.id}/rotate/`).set('Authorization', alice).send({}).expect(201);
+    await t.http().delete(`/api/v2/tokens/${rotated.body.id}/`).set('Authorization', alice).expect(204);
+    await flush(); // the command is another process: its events follow what this one has written
+    const run = manage(['create_oauth2_token', '--user', 'alice']);
+    assert.equal(run.status, 0, run.stderr);
+    const app = await registerApp(t, ADMIN, { name: 'refreshing', client_type: 'confidential', authorization_grant_type: 'password' });
+    const client = { clientId: app.clientId, secret: app.clientSecret };
+    const granted = await tokenRequest(t, { grant_type: 'password', username: 'alice', password: 'Alice-pass-1', scope: 'write' }, client).expect(200);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: granted.body.refresh_token }, client).expect(200);
+    await t.http().post('/api/o/revoke_token/').type('form').set('Authorization', clientBasic(app.clientId, app.clientSecret)).send({ token: refreshed.body.access_token }).expect(200);
+    await t.http().patch(`/api/v2/users/${ids.alice}/`).set('Authorization', ADMIN).send({ is_active: false }).expect(200);
+    await t.http().patch(`/api/v2/users/${ids.alice}/`).set('Authorization', ADMIN).send({ is_active: true }).expect(200);
+
+    const events = (await list(`?id__gt=${first}&event__startswith=token_`, ADMIN, `/api/v2/users/${ids.alice}/authentication_events/`));
+    assert.deepEqual(events.map((e) => [e.event, e.method, e.reason]), [
+      ['token_created', 'api', null],
+      ['token_rotated', 'api', null],
+      ['token_revoked', 'api', 'deleted'],
+      ['token_created', 'command', null],
+      ['token_created', 'password_grant', null],
+      ['token_rotated', 'refresh_token', null],
+      ['token_revoked', null, 'revoke_endpoint'],
+      ['token_revoked', null, 'user_disabled'],
+    ]);
+    assert.equal(events[0].token, made.body.id);
+    assert.equal(events[0].ip_address, '198.51.100.30');
+    assert.equal(events[1].token, rotated.body.id);
+    assert.deepEqual(events[1].details, { previous_token: made.body.id });
+    assert.equal(events[2].token, rotated.body.id);
+    assert.deepEqual(events[5].details, { previous_token: events[4].token });
+    assert.equal(events[6].token, events[5].token);
+    assert.equal(events[7].token, null);
+    const text = JSON.stringify(events);
+    for (const secret of [made.body.token, rotated.body.token, granted.body.access_token, granted.body.refresh_token, refreshed.body.access_token]) {
+      assert.ok(typeof secret === 'string' && !text.includes(secret));
+    }
+  });
+
+  it('second factors: factor_enrolled and factor_removed with the factor, an administrator\'s reset with "by": "admin"', async () => {
+    const first = (await list('?order_by=-id&page_size=1'))[0]?.id ?? 0;
+    const olga = basic('olga', 'Olga-pass-1');
+    const code = (secret: string, stepsAgo = 0) => generate({ secret, epoch: Math.floor(t.clock.now().getTime() / 1000) - 30 * stepsAgo });
+    const { secret } = (await t.http().post('/api/v2/me/mfa/totp/').set('Authorization', olga).send({}).expect(201)).body;
+    await t.http().post('/api/v2/me/mfa/totp/confirm/').set('Authorization', olga).send({ code: await code(secret, 1) }).expect(200);
+    await t.http().delete(`/api/v2/users/${ids.olga}/mfa/`).set('Authorization', ADMIN).expect(204);
+    const events = await list(`?id__gt=${first}&event__startswith=factor_`, ADMIN, `/api/v2/users/${ids.olga}/authentication_events/`);
+    assert.deepEqual(events.map((e) => [e.event, e.method, e.details]), [
+      ['factor_enrolled', 'api', { factor: 'totp' }],
+      ['factor_removed', 'api', { factor: 'totp', by: 'admin' }],
+    ]);
+    assert.ok(!JSON.stringify(events).includes(secret));
   });
 
   it('read rules: all for superusers and auditors; one\'s own; an organization admin her members\'; hidden ones 404', async () => {

@@ -28,8 +28,11 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const RESTORE_EVERY = 150;
 const CSRF = 'f'.repeat(43);
-/** Tables a refused request may legitimately write: the throttle counts refused password attempts. */
-const MAY_CHANGE_WHEN_REFUSED = new Set(['login_failure', 'migrations']);
+/**
+ * Tables a refused request may legitimately write: the throttle counts refused password attempts, and SPEC §23's
+ * authentication events record them (a refused login is `login_failed`).
+ */
+const MAY_CHANGE_WHEN_REFUSED = new Set(['login_failure', 'authentication_event', 'migrations']);
 /** Streams (server-sent events) never end by themselves; the OpenAPI page is static documentation. */
 const SKIPPED = [/^\/api\/v2\/me\/session\/events\//, /^\/api\/swagger/];
 const LEAK = /\bat [\w.$<>]+ \(|node_modules|SQLITE_[A-Z]|\bER_[A-Z_]{3,}|QueryFailedError|\bSELECT\b[^"]{0,80}\bFROM\b|\bINSERT INTO\b|TypeError|ReferenceError/;

@@ -38,7 +38,7 @@ export class CreateOAuth2TokenCommand extends CommandRunner {
     const expiresIn = options.expiresIn === undefined ? undefined : this.requestedLifetime(options.expiresIn);
     const user = await this.users.findByUsername(options.user);
     if (!user) throw userDoesNotExist(options.user);
-    const issued = await this.tokens.issue({ user, application: null, scope, expiresIn, description: 'created by create_oauth2_token', trace: NO_REQUEST });
+    const issued = await this.tokens.issue({ user, application: null, scope, expiresIn, description: 'created by create_oauth2_token', trace: NO_REQUEST, record: { method: 'command' } });
     // The token on stdout, alone, so scripts can capture it; it is shown only this once.
     console.log(issued.token);
   }

@@ -101,7 +101,10 @@ export class AuthenticationRecord implements BeforeApplicationShutdown {
     this.schedule(FLUSH_DELAY_MS);
   }
 
-  /** Writes an event in the caller's transaction and returns its id (null while no sink is registered). */
+  /**
+   * Writes an event in the caller's transaction and returns its id (null while no sink is registered). A caller
+   * flushes the queue before its transaction, so that the event's id follows those of the events before it.
+   */
   async within(manager: EntityManager, event: AuthEventInput): Promise<number | null> {
     if (!this.sink) return null;
     const [id] = await this.sink.insert([{ ...event, at: event.at ?? this.clock.now() }], manager);

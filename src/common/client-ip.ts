@@ -17,6 +17,17 @@ export function clientIp(req: { ip?: string; socket?: { remoteAddress?: string }
 /** The caller's address in a route handler, as `clientIp` reads it. */
 export const ClientAddress = createParamDecorator((_: unknown, ctx: ExecutionContext): string => clientIp(ctx.switchToHttp().getRequest()));
 
+/** The client of a request as SPEC §23's records name it: its address and User-Agent. */
+export interface RequestClient {
+  ipAddress: string;
+  userAgent: string;
+}
+
+export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): RequestClient => {
+  const req = ctx.switchToHttp().getRequest<{ ip?: string; socket?: { remoteAddress?: string }; headers?: Record<string, string | string[] | undefined> }>();
+  return { ipAddress: clientIp(req), userAgent: userAgentOf(req) };
+});
+
 /** The client's User-Agent as the records keep it (SPEC §23: at most 512 characters); "" when none was sent. */
 export function userAgentOf(req: { headers?: Record<string, string | string[] | undefined> }): string {
   const sent = req.headers?.['user-agent'];

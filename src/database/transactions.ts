@@ -5,6 +5,35 @@ import { isLockConflict } from './errors';
 
 const MAX_ATTEMPTS = 30;
 
+/** What runs once a transaction of Transactions.run has committed (nothing of it when it rolls back). */
+const committed = new WeakMap<EntityManager, (() => void)[]>();
+
+/**
+ * Runs `then` once the transaction of `manager` commits, or at once when `manager` is no transaction of
+ * Transactions.run (SPEC §23: an event about a change is written only if the change is).
+ */
+export function afterCommit(manager: EntityManager, then: () => void): void {
+  const waiting = committed.get(manager);
+  if (waiting) waiting.push(then);
+  else then();
+}
+
+/** `work` in a transaction whose afterCommit callbacks run after it commits. */
+async function withCommitHooks<T>(transaction: (work: (manager: EntityManager) => Promise<T>) => Promise<T>, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  let used: EntityManager | undefined;
+  try {
+    const result = await transaction((manager) => {
+      used = manager;
+      committed.set(manager, []);
+      return work(manager);
+    });
+    for (const then of committed.get(used!) ?? []) then();
+    return result;
+  } finally {
+    if (used) committed.delete(used);
+  }
+}
+
 /**
  * Runs a MySQL transaction or autocommit statement again while it fails on a lock conflict, which left
  * nothing applied. On a Galera cluster a conflicting commit on another member aborts it with a deadlock
@@ -39,7 +68,7 @@ export class Transactions {
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.isMysql) {
-      const next = this.sqliteQueue.then(() => this.dataSource.transaction(work));
+      const next = this.sqliteQueue.then(() => withCommitHooks((w) => this.dataSource.transaction(w), work));
       this.sqliteQueue = next.catch(() => undefined);
       return next;
     }
@@ -47,7 +76,7 @@ export class Transactions {
   }
 
   private withRetry<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return retryLockConflicts(() => this.dataSource.transaction('READ COMMITTED', work));
+    return retryLockConflicts(() => withCommitHooks((w) => this.dataSource.transaction('READ COMMITTED', w), work));
   }
 
   /** `SELECT ... FOR UPDATE` where the database has it; SQLite's transaction already holds the write lock. */

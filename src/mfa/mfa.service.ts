@@ -1,3 +1,4 @@
+import { AuthenticationRecord } from '../common/authentication-record';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import QRCode from 'qrcode';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -49,6 +50,7 @@ export class MfaService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly record: AuthenticationRecord,
   ) {
     this.box = new SecretBox(config.secretKey);
   }
@@ -105,6 +107,7 @@ export class MfaService {
     if (!confirmed) throw new BadRequest('There is no authenticator app waiting for confirmation; start again.');
     user.mfaEnabled = true;
     this.logger.log({ event: 'mfa_factor_added', user_id: user.id, username: user.username, factor: 'totp', ...trace });
+    this.record.record({ event: 'factor_enrolled', user, method: 'api', trace, details: { factor: 'totp' } });
     return codes;
   }
 
@@ -149,6 +152,7 @@ export class MfaService {
       user.mfaEnabled = await r.syncFlag(user.id);
     });
     this.logger.log({ event: 'mfa_factor_removed', user_id: user.id, username: user.username, factor: 'totp', ...trace });
+    this.record.record({ event: 'factor_removed', user, method: 'api', trace, details: { factor: 'totp' } });
   }
 
   /** Ten new recovery codes in place of the old ones, for a user who proves a factor now. */
@@ -171,11 +175,16 @@ export class MfaService {
 
   /** Every factor of a user, removed by a superuser or the `reset_mfa` command. */
   async resetAll(user: User, by: string, trace: RequestTrace): Promise<void> {
+    const had = await this.status(user);
     await this.repository.transaction(async (r) => {
       await r.deleteAll(user.id);
       await r.syncFlag(user.id);
     });
     this.logger.log({ event: 'mfa_reset', user_id: user.id, username: user.username, by, ...trace });
+    // SPEC §23: one `factor_removed` per factor it removed, by an administrator.
+    const method = by === 'manage' ? 'command' : 'api';
+    const removed = [...(had.totp ? ['totp'] : []), ...had.security_keys.map(() => 'security_key')];
+    for (const factor of removed) this.record.record({ event: 'factor_removed', user, method, trace, details: { factor, by: 'admin' } });
   }
 
   /** Keyed with SECRET_KEY: a recovery code carries about 49 bits, too few for a plain hash to hide it (ASVS 6.5.2). */

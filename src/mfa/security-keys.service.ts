@@ -1,3 +1,4 @@
+import { AuthenticationRecord } from '../common/authentication-record';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   generateAuthenticationOptions,
@@ -40,6 +41,7 @@ export class SecurityKeys {
     private readonly pending: PendingStateService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly record: AuthenticationRecord,
   ) {
     const url = new URL(config.publicUrl);
     this.rpId = url.hostname;
@@ -108,6 +110,7 @@ export class SecurityKeys {
     });
     user.mfaEnabled = true;
     this.logger.log({ event: 'mfa_factor_added', user_id: user.id, username: user.username, factor: 'security_key', key_id: id, ...trace });
+    this.record.record({ event: 'factor_enrolled', user, method: 'api', trace, details: { factor: 'security_key' } });
     return { id, ...values };
   }
 
@@ -124,6 +127,7 @@ export class SecurityKeys {
     });
     if (!removed) throw new NotFound();
     this.logger.log({ event: 'mfa_factor_removed', user_id: user.id, username: user.username, factor: 'security_key', key_id: id, ...trace });
+    this.record.record({ event: 'factor_removed', user, method: 'api', trace, details: { factor: 'security_key' } });
   }
 
   /** Options for the second step of a login; null when the user has no key. The caller keeps the challenge. */

@@ -105,7 +105,7 @@ export class AuthorizationCodes {
   async replayed(code: AuthorizationCode, trace: RequestTrace): Promise<void> {
     const family = await this.repository.markReplayed(code.id, this.clock.now());
     this.logger.warn({ event: 'authorization_code_replayed', code_id: code.id, application_id: code.applicationId, user_id: code.userId, ...trace });
-    if (family) await this.revocation.revokeFamily(family, 'authorization_code_replayed', trace);
+    if (family) await this.revocation.revokeFamily(family, 'authorization_code_replayed', trace, code.userId);
   }
 
   /** Inside the transaction that saves the tokens: holds the code row and refuses a replayed code. */

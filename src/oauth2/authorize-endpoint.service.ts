@@ -52,7 +52,7 @@ export class AuthorizeEndpoint {
 
   /** RFC 6749 §4.2.2: the token in the fragment, never a refresh token. */
   private async implicit(request: AuthorizationRequest, user: User, trace: RequestTrace): Promise<string> {
-    const issued = await this.tokens.issue({ user, application: request.application, scope: request.scope, withRefresh: false, trace });
+    const issued = await this.tokens.issue({ user, application: request.application, scope: request.scope, withRefresh: false, trace, record: { method: 'implicit' } });
     return redirectWith(
       request.redirectUri,
       { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: request.scope, state: request.state },

@@ -48,7 +48,7 @@ export class RevocationEndpoint {
   private async revokeAccess(secret: string, applicationId: number, trace: RequestTrace): Promise<boolean> {
     const token = (await this.tokens.findForBearer(secret))?.token;
     if (!token) return false;
-    if (token.applicationId === applicationId) await this.revocation.deleteAccessToken(token.id, 'revoke_token', trace);
+    if (token.applicationId === applicationId) await this.revocation.deleteAccessToken(token.id, 'revoke_token', trace, token.userId);
     return true;
   }
 
@@ -56,7 +56,7 @@ export class RevocationEndpoint {
   private async revokeRefresh(secret: string, applicationId: number, trace: RequestTrace): Promise<boolean> {
     const token = await this.refreshTokens.findBySecret(secret);
     if (!token) return false;
-    if (token.applicationId === applicationId && !token.revokedAt) await this.revocation.revokeFamily(token.family, 'revoke_token', trace);
+    if (token.applicationId === applicationId && !token.revokedAt) await this.revocation.revokeFamily(token.family, 'revoke_token', trace, token.userId);
     return true;
   }
 }

@@ -65,6 +65,12 @@ function impliedScope(scope: string): string[] {
   return words.includes('write') && !words.includes('read') ? ['read', ...words] : words;
 }
 
+/** SPEC §23's `method` of each grant's token event. */
+const GRANT_METHODS: Record<string, string> = {
+  password: 'password_grant', authorization_code: 'authorization_code', client_credentials: 'client_credentials',
+  refresh_token: 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code': 'device_code',
+};
+
 /** The library's answer to each refusal of the refresh-token rule: the messages clients and tests know. */
 function refreshTokenRefused(refusal: RefreshTokenRefusal): InvalidGrantError {
   return new InvalidGrantError(refusal === 'expired' ? 'Invalid grant: refresh token has expired' : 'Invalid grant: refresh token is invalid');
@@ -155,8 +161,16 @@ export class TokenEndpointModel {
       familyStarted: user.refreshToken?.familyStarted,
       secrets: { token: token.accessToken, refresh: token.refreshToken },
       trace: this.trace,
+      // SPEC §23: a refresh is a rotation of the token it refreshes; every other grant creates one.
+      record: {
+        method: GRANT_METHODS[this.body.grant_type] ?? this.body.grant_type,
+        previousToken: user.refreshToken ? (user.refreshToken.accessTokenId ?? undefined) : undefined,
+        client: { ipAddress: this.clientIp, userAgent: this.userAgent },
+      },
     };
     try {
+      // The login's event is written in the transaction: what was reported before it is written first (order by id).
+      if (user.passwordLogin) await this.deps.record.flush();
       const issued = await this.deps.transactions.run(async (manager) => {
         if (user.code && !(await this.deps.codes.lockUnreplayed(user.code.id, manager))) {
           throw new InvalidGrantError('Invalid grant: authorization code has already been used');

@@ -72,6 +72,8 @@ export class SessionsService {
     if (locks.length) await this.repository.ensureLockRows(locks);
     const token = randomBytes(32).toString('base64url');
     const ended: Session[] = [];
+    // The login's event is written in the transaction: what was reported before it is written first (order by id).
+    if (opts.login) await this.record.flush();
     const session = await this.transactions.run(async (manager) => {
       // Racing logins on any node are serialised here, so exactly the newest N are left.
       if (locks.length) await this.repository.lockRows(manager, locks);

@@ -1,3 +1,4 @@
+import { CurrentClient, RequestClient } from '../common/client-ip';
 import { z } from 'zod';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
@@ -92,9 +93,9 @@ export class ApplicationsController {
 
   /** A token of this application for the caller (AWX: body `description` and `scope` only). */
   @Post(':id/tokens')
-  async createToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+  async createToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace, @CurrentClient() client: RequestClient) {
     const app = await this.visible(principal, id);
-    return this.tokens.create(principal, trace, body, 'none', app);
+    return this.tokens.create(principal, trace, body, 'none', client, app);
   }
 
   private async change(principal: Principal, id: number, body: unknown, partial: boolean, trace: RequestTrace) {

@@ -83,7 +83,7 @@ export class RefreshTokensService {
 
   async reused(token: RefreshToken, trace: RequestTrace): Promise<void> {
     this.logger.warn({ event: 'refresh_token_reused', refresh_token_id: token.id, user_id: token.userId, application_id: token.applicationId, ...trace });
-    await this.revocation.revokeFamily(token.family, 'refresh_token_reused', trace);
+    await this.revocation.revokeFamily(token.family, 'refresh_token_reused', trace, token.userId);
   }
 
   /**

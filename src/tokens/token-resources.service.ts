@@ -1,3 +1,4 @@
+import type { RequestClient } from '../common/client-ip';
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { FindOptionsWhere } from 'typeorm';
@@ -70,8 +71,8 @@ export class TokenResources {
     return expiresIn;
   }
 
-  /** Creates a token for the caller; `fixedApplication` is the application of `/applications/N/tokens/`. */
-  async create(principal: Principal, trace: RequestTrace, body: unknown, applicationRule: ApplicationRule, fixedApplication?: Application) {
+  /** Creates a token for the caller (`client`: who asked, SPEC §23); `fixedApplication` is the application of `/applications/N/tokens/`. */
+  async create(principal: Principal, trace: RequestTrace, body: unknown, applicationRule: ApplicationRule, client: RequestClient, fixedApplication?: Application) {
     const input = validateBody(CREATE_TOKEN_BODY, body ?? {});
     let application: Application | null = fixedApplication ?? null;
     if (!fixedApplication && applicationRule !== 'none' && input.application != null) {
@@ -91,6 +92,7 @@ export class TokenResources {
       description: input.description ?? '',
       withRefresh: !!application && grantsOf(application).includes('refresh_token'),
       trace,
+      record: { method: 'api', client },
     });
     return this.presentIssued(principal, issued.accessToken, issued.token, issued.refresh, !!issued.refresh);
   }

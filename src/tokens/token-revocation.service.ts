@@ -1,3 +1,4 @@
+import { AuthenticationRecord } from '../common/authentication-record';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
@@ -30,6 +31,26 @@ type Batch = () => Promise<{ count: number; more: boolean }>;
 /** Why an account change revoked a user's tokens, as their log lines say. */
 const TOKEN_REVOCATION_REASON = { deactivated: 'user_disabled', deleted: 'user_deleted', access_revoked: 'access_revoked' } as const;
 
+/** How a revocation was asked for (SPEC §23's `method`): through the API, by a command, or by neither (null). */
+function methodOf(reason: string): string | null {
+  if (reason.startsWith('api:')) return 'api';
+  return reason === 'revoke_oauth2_tokens' ? 'command' : null;
+}
+
+/**
+ * A revocation's reason as SPEC §23's `token_revoked` says it; null for what is no revocation (a refresh's old
+ * access token, which `token_rotated` reports). A replayed authorization code revokes its grant as a reused
+ * refresh token does, and reads the same.
+ */
+export function revokedReason(reason: string): string | null {
+  if (reason.startsWith('api:') || reason === 'user_deleted') return 'deleted';
+  const words: Record<string, string | null> = {
+    revoke_token: 'revoke_endpoint', refresh_token_reused: 'refresh_reuse', authorization_code_replayed: 'refresh_reuse',
+    revoke_oauth2_tokens: 'command', user_disabled: 'user_disabled', access_revoked: 'access_revoked', refresh_token_rotated: null,
+  };
+  return Object.hasOwn(words, reason) ? words[reason] : reason;
+}
+
 @Injectable()
 export class TokenRevocationService implements OnModuleInit {
   private readonly logger = new Logger('tokens');
@@ -45,6 +66,7 @@ export class TokenRevocationService implements OnModuleInit {
     private readonly lastUsed: LastUsedBuffer,
     private readonly metrics: AuthMetrics,
     private readonly jobs: RevocationJobs,
+    private readonly record: AuthenticationRecord,
   ) {}
 
   /**
@@ -61,30 +83,35 @@ export class TokenRevocationService implements OnModuleInit {
 
   /** One access token; deleting it also ends the grant it belongs to (its refresh token), unlike AWX. */
   async revokeAccessToken(token: AccessToken, reason: string, trace: RequestTrace): Promise<void> {
-    if (token.family) await this.revokeFamily(token.family, reason, trace);
-    else await this.deleteAccessToken(token.id, reason, trace);
+    if (token.family) await this.revokeFamily(token.family, reason, trace, token.userId);
+    else await this.deleteAccessToken(token.id, reason, trace, token.userId);
   }
 
   /** Only the access token (RFC 7009 revocation of an access token; the refresh token lives on). */
-  async deleteAccessToken(id: number, reason: string, trace: RequestTrace): Promise<number> {
+  async deleteAccessToken(id: number, reason: string, trace: RequestTrace, userId?: number): Promise<number> {
     const ids = await this.repository.deleteAccessTokens({ id });
-    this.accessTokensDeleted(ids, reason, trace);
+    this.accessTokensDeleted(ids, reason, trace, userId);
     return ids.length;
   }
 
   /** Every token of one grant: refresh tokens stamped revoked, access tokens deleted. */
-  async revokeFamily(family: string, reason: string, trace: RequestTrace): Promise<RevokedCounts> {
+  async revokeFamily(family: string, reason: string, trace: RequestTrace, userId?: number): Promise<RevokedCounts> {
     // Under the family's lock first: no token can be issued into it any more, however the requests raced.
     const { accessTokenIds, refreshTokens } = await this.repository.revokeFamily(family, this.clock.now());
     this.metrics.tokensRevoked.inc(refreshTokens);
-    this.accessTokensDeleted(accessTokenIds, reason, trace);
+    this.accessTokensDeleted(accessTokenIds, reason, trace, userId);
     const accessTokens = accessTokenIds.length;
     this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens, ...trace });
     return { accessTokens, refreshTokens };
   }
 
-  private accessTokensDeleted(ids: number[], reason: string, trace: RequestTrace): void {
+  /** `userId`: whose tokens they are (one grant's, or one token: always one user's), for SPEC §23's events. */
+  private accessTokensDeleted(ids: number[], reason: string, trace: RequestTrace, userId?: number): void {
     if (!ids.length) return;
+    const said = revokedReason(reason);
+    for (const tokenId of said === null ? [] : ids) {
+      this.record.record({ event: 'token_revoked', user: userId === undefined ? null : { id: userId }, reason: said, tokenId, method: methodOf(reason), trace });
+    }
     this.lastUsed.forget(ids);
     this.metrics.tokensRevoked.inc(ids.length);
     this.logger.log({ event: 'tokens_revoked', kind: 'access', token_ids: ids.length <= 20 ? ids : undefined, count: ids.length, reason, ...trace });
@@ -97,6 +124,8 @@ export class TokenRevocationService implements OnModuleInit {
    */
   async revokeForUser(userId: number, reason: string, trace: RequestTrace): Promise<void> {
     await this.cutOff(userId, reason);
+    // One event for the bulk revocation (SPEC §5, §23), whatever the number of tokens.
+    this.record.record({ event: 'token_revoked', user: { id: userId }, reason: revokedReason(reason), method: methodOf(reason), trace, details: { all_of_user: true } });
     this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason, ...trace });
   }
 
@@ -104,6 +133,7 @@ export class TokenRevocationService implements OnModuleInit {
   async revokeAll(reason: string, trace: RequestTrace): Promise<void> {
     await this.cutOff(null, reason);
     this.logger.log({ event: 'all_tokens_revoked', reason, ...trace });
+    this.record.record({ event: 'token_revoked', reason: revokedReason(reason), method: methodOf(reason), trace, details: { all: true } });
   }
 
   /**

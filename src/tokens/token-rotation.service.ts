@@ -1,3 +1,4 @@
+import type { RequestClient } from '../common/client-ip';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
@@ -47,7 +48,7 @@ export class TokenRotationService {
    * token gone and is 404. An application token's family lock comes first, so a rotation cannot slip a
    * live token into a family that a reuse of its refresh token is revoking (SPEC §5).
    */
-  async rotate(token: AccessToken & { user: User }, expiresIn: number | undefined, trace: RequestTrace): Promise<RotatedToken> {
+  async rotate(token: AccessToken & { user: User }, expiresIn: number | undefined, trace: RequestTrace, client: RequestClient): Promise<RotatedToken> {
     const lifetime = expiresIn ?? givenLifetime(token);
     const { issued, repointed } = await this.transactions.run(async (manager) => {
       if (token.family && (await this.repository.lockFamily(manager, token.family)).revoked) throw new NotFound();
@@ -62,6 +63,7 @@ export class TokenRotationService {
           family: token.family ?? undefined,
           withRefresh: false,
           trace,
+          record: { method: 'api', previousToken: token.id, client },
         },
         manager,
       );

@@ -1,3 +1,4 @@
+import { CurrentClient, RequestClient } from '../common/client-ip';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { IsNull, Not } from 'typeorm';
 import { NotFound, PermissionDenied } from '../common/errors';
@@ -35,8 +36,8 @@ export class TokensController {
   }
 
   @Post('tokens')
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
-    return this.resources.create(principal, trace, body, 'optional');
+  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @CurrentTrace() trace: RequestTrace, @CurrentClient() client: RequestClient) {
+    return this.resources.create(principal, trace, body, 'optional', client);
   }
 
   /** Every token of the system, access and refresh (superusers only). */
@@ -76,12 +77,12 @@ export class TokensController {
    * superuser, like any change; a write token may rotate itself (a read token cannot POST at all).
    */
   @Post('tokens/:id/rotate')
-  async rotate(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+  async rotate(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace, @CurrentClient() client: RequestClient) {
     const token = await this.visibleToken(principal, id);
     if (!canChangeToken(principal.user, token) || !token.user) throw new PermissionDenied();
     const input = validateBody(ROTATE_TOKEN_BODY, body ?? {});
     const expiresIn = this.resources.requestedLifetime(input.expires_in);
-    const { issued, hasRefresh } = await this.rotation.rotate(token as AccessToken & { user: User }, expiresIn, trace);
+    const { issued, hasRefresh } = await this.rotation.rotate(token as AccessToken & { user: User }, expiresIn, trace, client);
     return this.resources.presentIssued(principal, issued.accessToken, issued.token, null, hasRefresh);
   }
 
@@ -92,9 +93,9 @@ export class TokensController {
   }
 
   @Post('users/:id/tokens')
-  async createUserToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+  async createUserToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace, @CurrentClient() client: RequestClient) {
     await this.ownUser(principal, id);
-    return this.resources.create(principal, trace, body, 'optional');
+    return this.resources.create(principal, trace, body, 'optional', client);
   }
 
   /** All of user N's access and refresh tokens: the user themself or a superuser. */
@@ -113,9 +114,9 @@ export class TokensController {
   }
 
   @Post('users/:id/personal_tokens')
-  async createPersonalToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+  async createPersonalToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace, @CurrentClient() client: RequestClient) {
     await this.ownUser(principal, id);
-    return this.resources.create(principal, trace, body, 'none');
+    return this.resources.create(principal, trace, body, 'none', client);
   }
 
   @Get('users/:id/authorized_tokens')
@@ -125,9 +126,9 @@ export class TokensController {
   }
 
   @Post('users/:id/authorized_tokens')
-  async createAuthorizedToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace) {
+  async createAuthorizedToken(@CurrentPrincipal() principal: Principal, @Param('id', IdPipe) id: number, @Body() body: unknown, @CurrentTrace() trace: RequestTrace, @CurrentClient() client: RequestClient) {
     await this.ownUser(principal, id);
-    return this.resources.create(principal, trace, body, 'required');
+    return this.resources.create(principal, trace, body, 'required', client);
   }
 
   private async change(principal: Principal, id: number, body: unknown, trace: RequestTrace) {

@@ -1,3 +1,5 @@
+import { AuthenticationRecord } from '../common/authentication-record';
+import type { RequestClient } from '../common/client-ip';
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager, FindOptionsWhere } from 'typeorm';
 import { AuthMetrics } from '../common/auth-metrics';
@@ -14,6 +16,7 @@ import { cappedLifetime } from './token-lifetime';
 import { newFamily, newSecret, secretHash } from './token-secrets';
 import { BearerLookup, TokensRepository } from './tokens.repository';
 import { RequestTrace } from '../common/request-context';
+import { afterCommit } from '../database/transactions';
 
 export interface IssueOptions {
   user: User;
@@ -35,6 +38,11 @@ export interface IssueOptions {
   secrets?: { token: string; refresh?: string };
   /** The request that asked for the tokens (the log line carries its id). */
   trace: RequestTrace;
+  /**
+   * SPEC §23's event: `token_created` by `method` (`api`, `command`, or the grant), or `token_rotated` from
+   * `previousToken`; and the client that asked. Written in the caller's transaction when there is one.
+   */
+  record?: { method: string; previousToken?: number; client?: RequestClient | null };
 }
 
 export interface IssuedTokens {
@@ -61,6 +69,7 @@ export class TokensService {
     private readonly clock: Clock,
     private readonly metrics: AuthMetrics,
     private readonly policy: AccountPolicy,
+    private readonly events: AuthenticationRecord,
   ) {}
 
   /** Issues an access token (and a refresh token when asked), in the caller's transaction when it has one. */
@@ -117,6 +126,15 @@ export class TokensService {
       refresh_token_id: refreshToken?.id ?? null,
       ...opts.trace,
     });
+    const record = opts.record ?? { method: 'api' };
+    const event = {
+      event: record.previousToken === undefined ? ('token_created' as const) : ('token_rotated' as const), user: opts.user, method: record.method, tokenId: accessToken.id,
+      ipAddress: record.client?.ipAddress ?? null, userAgent: record.client?.userAgent, trace: opts.trace,
+      details: record.previousToken === undefined ? {} : { previous_token: record.previousToken },
+    };
+    // Written once the token's transaction commits (a rolled-back issue records nothing).
+    if (manager) afterCommit(manager, () => this.events.record(event));
+    else this.events.record(event);
     return { accessToken, token, refreshToken, refresh, expiresIn };
   }
 

@@ -22,7 +22,7 @@ export interface LoginEventAttempt {
 /** A password method's refusal (BackendOutcome's `refused`) as SPEC §23's reason. */
 export function backendRefusalReason(refused: string | null | undefined): string {
   if (refused === 'maps') return 'not_allowed';
-  if (refused === 'unknown_user' || refused === 'invalid_username' || refused === 'not_configured' || refused === 'radius_off') return 'unknown_user';
+  if (refused === 'unknown_user' || refused === 'invalid_username' || refused === 'not_configured') return 'unknown_user';
   return 'wrong_password';
 }
 
