@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthenticationRecord } from '../src/common/authentication-record';
+import { SessionSweeper } from '../src/sessions/session-sweeper.service';
 import { browserLogin, submitLoginForm } from './support/browser-login';
 import { generate } from 'otplib';
 import { clientBasic, registerApp, tokenRequest } from './support/oauth2';
+import { CLIENT_ID, CLIENT_SECRET, OidcIdp } from './support/oidc-idp';
 import { runManage } from './support/service-process';
+import { Browser } from './support/sso-browser';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { TEST_DB } from './support/test-db';
 
@@ -24,6 +27,7 @@ type Event = Record<string, unknown> & { id: number; event: string; details: Rec
  */
 describe(`authentication events (SPEC §23, ${TEST_DB})`, () => {
   let t: TestApp;
+  let oidc: OidcIdp;
   const ids: Record<string, number> = {};
   const flush = () => t.app.get(AuthenticationRecord).flush();
   const list = async (query = '', who = ADMIN, path = '/api/v2/authentication_events/') => {
@@ -46,7 +50,10 @@ describe(`authentication events (SPEC §23, ${TEST_DB})`, () => {
     await t.http().post(`/api/v2/organizations/${org.body.id}/admins/`).set('Authorization', ADMIN).send({ id: ids.olga }).expect(204);
     await t.http().post(`/api/v2/organizations/${org.body.id}/users/`).set('Authorization', ADMIN).send({ id: ids.carl }).expect(204);
   });
-  after(() => t?.close());
+  after(async () => {
+    await oidc?.close();
+    await t?.close();
+  });
 
   it('is listed by GET /api/v2/, 401 anonymous, and every write method is 405 with Allow: GET, HEAD, OPTIONS', async () => {
     const root = await t.http().get('/api/v2/').set('Authorization', ADMIN).expect(200);
@@ -94,6 +101,35 @@ describe(`authentication events (SPEC §23, ${TEST_DB})`, () => {
     await me('alice', 'Alice-pass-1', '198.51.100.7').expect(200);
     const after = await list(`?id__gt=${event.id}`, ADMIN, `/api/v2/users/${ids.alice}/authentication_events/`);
     assert.deepEqual(after.map((e) => [e.event, e.session, e.reason]), [['logout', event.session, null]]);
+  });
+
+  it('every session ends once: a bulk end and the sweep report each session with its reason, dated when it ended', async () => {
+    const pass = 'Carl-pass-1';
+    const [a, b] = [await browserLogin(t, 'carl', pass), await browserLogin(t, 'carl', pass)];
+    const first = (await list('?order_by=-id&page_size=1'))[0]?.id ?? 0;
+    const ids_ = async (login: typeof a) => (await login.agent.get('/api/v2/me/sessions/').expect(200)).body.results.map((s: { id: number }) => s.id) as number[];
+    const sessions = [...new Set([...(await ids_(a)), ...(await ids_(b))])].sort((x, y) => x - y);
+    await t.http().delete(`/api/v2/users/${ids.carl}/sessions/`).set('Authorization', ADMIN).expect(204);
+    // One of them is presented before the clean-up stamps it: ended by the request, reported once all the same.
+    await a.agent.get('/api/v2/me/').expect(401);
+    await t.app.get(SessionSweeper).cleanupRevoked();
+    await b.agent.get('/api/v2/me/').expect(401);
+    await t.app.get(SessionSweeper).cleanupRevoked();
+    const ended = await list(`?id__gt=${first}&event=session_ended`, ADMIN, `/api/v2/users/${ids.carl}/authentication_events/`);
+    assert.deepEqual(ended.map((e) => e.session).sort((x, y) => (x as number) - (y as number)), sessions);
+    assert.ok(ended.every((e) => e.reason === 'revoked_by_admin'));
+
+    // A session idle past SESSION_COOKIE_AGE: the sweep ends it, dated at its expiry.
+    const idle = await browserLogin(t, 'carl', pass);
+    const [idleId] = await ids_(idle);
+    const expires = Date.parse((await idle.agent.get('/api/v2/me/sessions/').expect(200)).body.results[0].expires);
+    t.clock.advance(1900);
+    await t.app.get(SessionSweeper).sweepOnce();
+    await idle.agent.get('/api/v2/me/').expect(401);
+    const [timedOut, ...more] = await list(`?session=${idleId}&event__in=session_ended,logout`);
+    assert.deepEqual(more, []);
+    assert.equal(timedOut.reason, 'idle_timeout');
+    assert.equal(Date.parse(timedOut.timestamp as string), expires);
   });
 
   it('refusals are login_failed with the reason and the method; unknown names and basic off are bounded per window', async () => {
@@ -231,6 +267,32 @@ describe(`authentication events (SPEC §23, ${TEST_DB})`, () => {
     assert.ok(!JSON.stringify(events).includes(secret));
   });
 
+  it('single sign-on: login_succeeded with its source; a refused answer login_failed with the reason (sso_failed names the check)', async () => {
+    oidc = await OidcIdp.start({ redirectUri: `${t.config.publicUrl}/sso/complete/oidc/`, accounts: { 'sub-sam': { preferred_username: 'sam', email: 'sam@corp.example' } } });
+    await t.settings({ SOCIAL_AUTH_OIDC_PROVIDERS: { corp: { issuer: oidc.issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET } } });
+    const first = (await list('?order_by=-id&page_size=1'))[0]?.id ?? 0;
+    const login = async () => {
+      const browser = new Browser(t);
+      const start = await browser.get('/sso/login/oidc/?idp=corp').expect(302);
+      return browser.get(await oidc.authenticate(browser, start.headers.location, 'sub-sam'));
+    };
+    assert.equal((await login()).status, 302);
+    const [succeeded] = await list(`?id__gt=${first}&event=login_succeeded`);
+    assert.equal(succeeded.method, 'sso');
+    assert.equal(succeeded.username, 'sam');
+    assert.equal(typeof succeeded.session, 'number');
+    const sam = succeeded.user as number;
+    await t.http().patch(`/api/v2/users/${sam}/`).set('Authorization', ADMIN).send({ account_expires: new Date(t.clock.now().getTime() - 60000).toISOString() }).expect(200);
+    await login();
+    await t.http().get('/sso/complete/oidc/?idp=corp&code=forged&state=forged').expect(302);
+    const failed = await list(`?id__gt=${first}&event=login_failed`);
+    assert.deepEqual(failed.map((e) => [e.user, e.username, e.method, e.reason, e.details]), [
+      [sam, 'sam', 'sso', 'account_expired', {}],
+      [null, '', 'sso', 'sso_failed', { check: 'no_transaction' }],
+    ]);
+    assert.equal(failed[0].source, 'oidc:corp');
+  });
+
   it('read rules: all for superusers and auditors; one\'s own; an organization admin her members\'; hidden ones 404', async () => {
     await browserLogin(t, 'olga', 'Olga-pass-1');
     const all = await list();
@@ -295,16 +357,22 @@ describe(`authentication events (SPEC §23, ${TEST_DB})`, () => {
       assert.match(run.stderr, /--days/);
     }
     await flush();
-    const count = async () => (await t.http().get('/api/v2/authentication_events/?page_size=1').set('Authorization', ADMIN).expect(200)).body.count as number;
-    const before = await count();
+    // The command runs on the real clock, the app on its own (moved ahead by a test above): what --days 0
+    // deletes is what was made before the command started, by the command's clock.
+    const count = async (query = '') => (await t.http().get(`/api/v2/authentication_events/?page_size=1${query}`).set('Authorization', ADMIN).expect(200)).body.count as number;
+    const total = await count();
     const kept = manage(['cleanup_authentication_events', '--days', '30']);
     assert.equal(kept.status, 0, kept.stderr);
     assert.equal(kept.stdout.trim(), 'Removed 0 items');
+    const started = new Date().toISOString();
+    const older = await count(`&timestamp__lt=${encodeURIComponent(started)}`);
+    assert.ok(older > 0);
     const dry = manage(['cleanup_authentication_events', '--days', '0', '--dry-run']);
-    assert.equal(dry.stdout.trim(), `Would remove ${before} items`);
-    assert.equal(await count(), before);
+    assert.equal(dry.stdout.trim(), `Would remove ${older} items`);
+    assert.equal(await count(), total);
     const all = manage(['cleanup_authentication_events', '--days', '0']);
-    assert.equal(all.stdout.trim(), `Removed ${before} items`);
-    assert.equal(await count(), 0);
+    assert.equal(all.stdout.trim(), `Removed ${older} items`);
+    assert.equal(await count(), total - older);
+    assert.equal(await count(`&timestamp__lt=${encodeURIComponent(started)}`), 0);
   });
 });

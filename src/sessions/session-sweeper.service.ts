@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { NO_REQUEST } from '../common/request-context';
 import { inBatches } from '../database/batch-statements';
 import { RevocationJobs } from '../users/revocation-jobs';
 import { SessionsRepository } from './sessions.repository';
@@ -73,8 +74,8 @@ export class SessionSweeper {
     const now = this.clock.now();
     // Absolute first: a session past both limits ended at its absolute expiry, as the request path says.
     const expired =
-      (await this.repository.stampExpiredBatch('absolute_expires', 'absolute_timeout', now)) +
-      (await this.repository.stampExpiredBatch('expires', 'idle_timeout', now));
+      (await this.sessions.reportingEnds((batch) => this.repository.stampExpiredBatch('absolute_expires', 'absolute_timeout', now, batch), NO_REQUEST)) +
+      (await this.sessions.reportingEnds((batch) => this.repository.stampExpiredBatch('expires', 'idle_timeout', now, batch), NO_REQUEST));
     const deleted = await this.repository.deleteEndedBatch(new Date(now.getTime() - KEEP_ENDED_MS));
     return { expired, deleted };
   }

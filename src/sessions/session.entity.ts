@@ -13,6 +13,7 @@ import { User } from '../users/user.entity';
 @Index(['ipAddress', 'endedAt'])
 /** Every user's live sessions in list order (`/api/v2/sessions/`, SPEC §22). */
 @Index('IDX_user_session_all_live', ['endedAt', 'created', 'id', 'expires'])
+@Index('IDX_user_session_end_batch', ['endBatch'])
 export class Session {
   @PrimaryGeneratedColumn()
   id: number;
@@ -68,4 +69,8 @@ export class Session {
   /** The `login_succeeded` event written with the session (SPEC §23), which §22's previous-login notice reads. */
   @Column({ name: 'login_event_id', type: 'integer', nullable: true })
   loginEventId: number | null;
+
+  /** The batch statement that ended it, if one did (SPEC §23: each batch reports the sessions it ended). */
+  @Column({ name: 'end_batch', type: 'varchar', length: 16, nullable: true })
+  endBatch: string | null;
 }

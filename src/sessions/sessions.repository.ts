@@ -141,21 +141,26 @@ export class SessionsRepository {
   }
 
   /** One batch of ending every live session of every user. */
-  endEveryoneBatch(now: Date, reason: SessionEndReason): Promise<number> {
-    return this.prepared.run(this.endEveryoneSql(), [this.prepared.date(now), reason]);
+  endEveryoneBatch(now: Date, reason: SessionEndReason, batch: string): Promise<number> {
+    return this.prepared.run(this.endEveryoneSql(), [this.prepared.date(now), reason, batch]);
   }
 
   /** One batch of a user's sessions at or before a cut-off (but `keptId`), stamped with `reason`. */
-  endCutOffBatch(job: Pick<RevocationJob, 'userId' | 'cutoff' | 'reason' | 'keptId'>): Promise<number> {
+  endCutOffBatch(job: Pick<RevocationJob, 'userId' | 'cutoff' | 'reason' | 'keptId'>, batch: string): Promise<number> {
     const p = this.prepared;
-    const params: unknown[] = [p.date(job.cutoff), job.reason, job.userId, p.date(job.cutoff)];
+    const params: unknown[] = [p.date(job.cutoff), job.reason, batch, job.userId, p.date(job.cutoff)];
     if (job.keptId !== null) params.push(job.keptId);
     return p.run(this.endCutOffSql(job.keptId !== null), params);
   }
 
   /** One sweeper batch: live sessions whose `column` has passed get it as their end and `reason`. */
-  stampExpiredBatch(column: ExpiryColumn, reason: SessionEndReason, now: Date): Promise<number> {
-    return this.prepared.run(this.stampExpiredSql(column, reason), [this.prepared.date(now)]);
+  stampExpiredBatch(column: ExpiryColumn, reason: SessionEndReason, now: Date, batch: string): Promise<number> {
+    return this.prepared.run(this.stampExpiredSql(column, reason), [batch, this.prepared.date(now)]);
+  }
+
+  /** The sessions one batch statement ended (`end_batch`), for their events. */
+  endedIn(batch: string): Promise<Pick<Session, 'id' | 'userId' | 'ipAddress' | 'endedAt' | 'endedReason'>[]> {
+    return this.dataSource.getRepository(Session).find({ select: { id: true, userId: true, ipAddress: true, endedAt: true, endedReason: true }, where: { endBatch: batch } });
   }
 
   /** One sweeper batch: ended sessions that kept their reason long enough are deleted. */
@@ -167,18 +172,18 @@ export class SessionsRepository {
   periodicStatements(sample: { userId: number; now: Date }): PlannedStatement[] {
     const now = this.prepared.date(sample.now);
     return [
-      { name: 'sessions: sweep absolute', sql: this.stampExpiredSql('absolute_expires', 'absolute_timeout'), params: [now] },
-      { name: 'sessions: sweep idle', sql: this.stampExpiredSql('expires', 'idle_timeout'), params: [now] },
+      { name: 'sessions: sweep absolute', sql: this.stampExpiredSql('absolute_expires', 'absolute_timeout'), params: ['plan', now] },
+      { name: 'sessions: sweep idle', sql: this.stampExpiredSql('expires', 'idle_timeout'), params: ['plan', now] },
       { name: 'sessions: delete ended', sql: this.deleteEndedSql(), params: [now] },
-      { name: 'sessions: end everyone', sql: this.endEveryoneSql(), params: [now, 'revoked_by_admin'] },
-      { name: 'sessions: end all of a user', sql: this.endCutOffSql(false), params: [now, 'revoked_by_admin', sample.userId, now] },
-      { name: 'sessions: end all of a user but one', sql: this.endCutOffSql(true), params: [now, 'logged_out', sample.userId, now, 1] },
+      { name: 'sessions: end everyone', sql: this.endEveryoneSql(), params: [now, 'revoked_by_admin', 'plan'] },
+      { name: 'sessions: end all of a user', sql: this.endCutOffSql(false), params: [now, 'revoked_by_admin', 'plan', sample.userId, now] },
+      { name: 'sessions: end all of a user but one', sql: this.endCutOffSql(true), params: [now, 'logged_out', 'plan', sample.userId, now, 1] },
     ];
   }
 
   private stampExpiredSql(column: ExpiryColumn, reason: SessionEndReason): string {
     const index = column === 'expires' ? 'IDX_user_session_due_idle' : 'IDX_user_session_due_absolute';
-    return limitedStatement(this.prepared.dialect, `UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}'`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH, index);
+    return limitedStatement(this.prepared.dialect, `UPDATE user_session SET ended_at = ${column}, ended_reason = '${reason}', end_batch = ?`, 'user_session', `ended_at IS NULL AND ${column} <= ?`, CLEANUP_BATCH, index);
   }
 
   private deleteEndedSql(): string {
@@ -186,12 +191,12 @@ export class SessionsRepository {
   }
 
   private endEveryoneSql(): string {
-    return limitedStatement(this.prepared.dialect, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
+    return limitedStatement(this.prepared.dialect, 'UPDATE user_session SET ended_at = ?, ended_reason = ?, end_batch = ?', 'user_session', 'ended_at IS NULL', CLEANUP_BATCH);
   }
 
   private endCutOffSql(keepsOne: boolean): string {
     const where = `user_id = ? AND ended_at IS NULL AND created <= ?${keepsOne ? ' AND id <> ?' : ''}`;
-    return limitedStatement(this.prepared.dialect, 'UPDATE user_session SET ended_at = ?, ended_reason = ?', 'user_session', where, CLEANUP_BATCH, 'IDX_user_session_user_live');
+    return limitedStatement(this.prepared.dialect, 'UPDATE user_session SET ended_at = ?, ended_reason = ?, end_batch = ?', 'user_session', where, CLEANUP_BATCH, 'IDX_user_session_user_live');
   }
 
   /** A user's live sessions for a list (its filters and page come after); none of those the cut-off ended. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
 import { andThen, Awaitable } from '../common/awaitable';
-import { RequestTrace } from '../common/request-context';
+import { NO_REQUEST, RequestTrace } from '../common/request-context';
 import { sha256Hex } from '../common/secret-box';
 import { inBatches } from '../database/batch-statements';
 import { Transactions } from '../database/transactions';
@@ -87,7 +87,7 @@ export class SessionsService {
       const values = {
         keyHash: sha256Hex(token), userId: user.id, ipAddress, userAgent: userAgent.slice(0, 512),
         created: now, lastSeen: now, expires, absoluteExpires, endedAt: null, endedReason: null, secondStepAt: opts.secondStep ? now : null,
-        source: opts.source ?? '', method: opts.method ?? '', loginEventId: null,
+        source: opts.source ?? '', method: opts.method ?? '', loginEventId: null, endBatch: null,
       };
       const created = await this.repository.insert(manager, values);
       // SPEC §23: a login's `login_succeeded` is written with its session, which keeps the event's id (§22's notice).
@@ -209,11 +209,25 @@ export class SessionsService {
     this.logger.log({ event: 'sessions_cut_off', reason, user_id: userId, kept_session_id: keptId ?? undefined, ...trace });
   }
 
+  /**
+   * Runs one batch statement that ends sessions, marked with a new batch id, and reports each session it ended
+   * as SPEC §23's `session_ended` (dated when it ended: a timeout's expiry, a cut-off's moment). Returns how many.
+   */
+  async reportingEnds(end: (batch: string) => Promise<number>, trace: RequestTrace): Promise<number> {
+    const batch = randomBytes(8).toString('hex');
+    const count = await end(batch);
+    if (!count) return 0;
+    for (const s of await this.repository.endedIn(batch)) {
+      this.record.record({ event: 'session_ended', user: { id: s.userId }, reason: s.endedReason, sessionId: s.id, ipAddress: s.ipAddress, trace, at: s.endedAt ?? undefined });
+    }
+    return count;
+  }
+
   /** Every live session of every user (`expire_sessions` without `--user`), in batches; returns how many. */
   async endEveryone(reason: SessionEndReason): Promise<number> {
     let total = 0;
     await inBatches(async () => {
-      const count = await this.repository.endEveryoneBatch(this.clock.now(), reason);
+      const count = await this.reportingEnds((batch) => this.repository.endEveryoneBatch(this.clock.now(), reason, batch), NO_REQUEST);
       total += count;
       return count >= CLEANUP_BATCH;
     });
@@ -224,7 +238,7 @@ export class SessionsService {
 
   /** One clean-up batch of a sessions job: stamps up to CLEANUP_BATCH cut-off rows with the job's reason. */
   async cleanupBatch(job: RevocationJob): Promise<number> {
-    const count = await this.repository.endCutOffBatch(job);
+    const count = await this.reportingEnds((batch) => this.repository.endCutOffBatch(job, batch), NO_REQUEST);
     if (count) this.metrics.sessionsEnded.inc({ reason: job.reason }, count);
     return count;
   }

@@ -1,3 +1,4 @@
+import type { User } from '../users/user.entity';
 /** Why a single sign-on attempt was refused; the code travels to the login page as `?sso_error=`. */
 export type SsoFailureCode =
   | 'unknown_provider'
@@ -31,6 +32,18 @@ export const SSO_FAILURE_MESSAGES: Record<SsoFailureCode, string> = {
 };
 
 /**
+ * SPEC §23's `login_failed` reason of a refusal, and the check `sso_failed` names; null when no answer of a
+ * provider was read (an unknown provider: nothing to record).
+ */
+export function ssoEventReason(code: SsoFailureCode): { reason: string; check?: string } | null {
+  if (code === 'unknown_provider') return null;
+  if (code === 'inactive' || code === 'disabled') return { reason: 'user_disabled' };
+  if (code === 'expired') return { reason: 'account_expired' };
+  if (code === 'not_allowed' || code === 'unavailable') return { reason: code };
+  return { reason: 'sso_failed', check: code };
+}
+
+/**
  * A refused attempt. `detail` is for the log only (a library's reason, never a token or assertion);
  * the browser sees the fixed message of `code`.
  */
@@ -38,6 +51,8 @@ export class SsoFailure extends Error {
   constructor(
     public readonly code: SsoFailureCode,
     public readonly detail?: string,
+    /** The user the identity is, when it is one's (SPEC §23: the refused login's event names them). */
+    public readonly user?: User | null,
   ) {
     super(detail ?? code);
   }

@@ -42,10 +42,10 @@ export class SsoUsers {
   async resolve(identity: ExternalIdentity, trace: RequestTrace): Promise<User> {
     const result = await this.pipeline.login(provenOf(identity), null, trace);
     // SPEC §22: an idle user the provider proved is deactivated now, and refused as disabled.
-    if ('user' in result && (await this.inactivity.enforce(result.user, trace))) throw new SsoFailure('disabled', 'inactive for ACCOUNT_INACTIVE_DAYS');
+    if ('user' in result && (await this.inactivity.enforce(result.user, trace))) throw new SsoFailure('disabled', 'inactive for ACCOUNT_INACTIVE_DAYS', result.user);
     if ('user' in result) return result.user;
-    if (result.refused === 'account') throw new SsoFailure(result.why === 'account_expired' ? 'expired' : 'inactive', SSO_REFUSALS[result.why]);
-    if (result.refused === 'maps') throw new SsoFailure('not_allowed', `refused by ${result.refusedBy}`);
+    if (result.refused === 'account') throw new SsoFailure(result.why === 'account_expired' ? 'expired' : 'inactive', SSO_REFUSALS[result.why], result.holder);
+    if (result.refused === 'maps') throw new SsoFailure('not_allowed', `refused by ${result.refusedBy}`, result.holder);
     throw new SsoFailure('no_identity', result.refused === 'no_free_name' ? 'no free username' : result.refused);
   }
 

@@ -3,7 +3,7 @@ import { NotFound } from '../common/errors';
 import { CreatesSession } from '../sessions/session-limit.interceptor';
 import type { FastifyReply as Response } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
-import { clientIp } from '../common/client-ip';
+import { clientIp, userAgentOf } from '../common/client-ip';
 import { htmlPage } from '../common/html';
 import { Public } from '../common/public.decorator';
 import { RequestTrace, traceOf } from '../common/request-context';
@@ -14,7 +14,8 @@ import { SettingsService } from '../settings/settings.service';
 import { SamlLogin } from './saml/saml-login.service';
 import type { SamlBinding } from './saml/saml-logout.service';
 import { LOGGED_OUT_PAGE, SamlLogoutAnswer, SingleLogout } from './single-logout.service';
-import { LogoutRefused, SsoFailure } from './sso-failure';
+import { LogoutRefused, SsoFailure, ssoEventReason } from './sso-failure';
+import { AuthenticationRecord } from '../common/authentication-record';
 import { SsoMethods } from './sso-methods';
 import { SsoService } from './sso.service';
 import { SsoAttempt, SsoLogin, SsoProtocol, SsoProtocols, SsoRequest } from './sso-protocol';
@@ -41,6 +42,7 @@ export class SsoController {
     private readonly metrics: AuthMetrics,
     private readonly settings: SettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly record: AuthenticationRecord,
   ) {}
 
   @Public()
@@ -184,6 +186,13 @@ export class SsoController {
       client_ip: clientIp(req),
       ...traceOf(req),
     });
+    const said = ssoEventReason(err.code);
+    if (said) {
+      this.record.record({
+        event: 'login_failed', user: err.user ?? null, username: err.user?.username ?? '', source: `${attempt.kind}:${attempt.provider}`.slice(0, 64), method: 'sso', reason: said.reason,
+        ipAddress: clientIp(req), userAgent: userAgentOf(req), trace: traceOf(req), details: said.check ? { check: said.check } : {},
+      });
+    }
     const query = new URLSearchParams({ sso_error: err.code });
     if (attempt.next) query.set('next', attempt.next);
     redirect(res, `/api/login/?${query.toString()}`);
