@@ -23,6 +23,8 @@ const PASS_BUDGET_MS = 20_000;
 const BULK_PASSWORD = 'Many-rows-pass-1';
 /** SPEC §22: `/api/v2/login_locks/` is measured with this many counted pairs. */
 const LOGIN_PAIRS = 100_000;
+/** SPEC §23: the authentication events' lists are measured with this many events (one in ten the bulk user's). */
+const AUTH_EVENTS = 1_000_000;
 
 interface Line {
   what: string;
@@ -32,7 +34,7 @@ interface Line {
 export async function runScale(n: number, databases: string[]): Promise<void> {
   const all: Record<string, Line[]> = {};
   for (const kind of databases) all[kind] = await scaleDatabase(kind, n);
-  console.log(`scale benchmark: ${n} live sessions, ${Math.round(n * 0.4)} expired sessions, ${n} tokens for one user`);
+  console.log(`scale benchmark: ${n} live sessions, ${Math.round(n * 0.4)} expired sessions, ${n} tokens for one user; ${AUTH_EVENTS} authentication events`);
   // Every measure of any database, in the order first seen (some are one database's own).
   const whats = [...new Set(databases.flatMap((d) => all[d].map((l) => l.what)))];
   console.log('measure'.padEnd(62) + databases.map((d) => d.padStart(16)).join(''));
@@ -83,8 +85,8 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
     await stop(child);
     const seedStart = performance.now();
     await withDatabase(kind, dir, mysql?.url, async (db) => {
-      await seedRows(db, kind === 'mysql', userId, { liveSessions: n, expiredSessions: Math.round(n * 0.4), tokens: n, loginPairs: LOGIN_PAIRS });
-      await db.query(kind === 'mysql' ? 'ANALYZE TABLE user_session, oauth2_access_token' : 'ANALYZE');
+      await seedRows(db, kind === 'mysql', userId, { liveSessions: n, expiredSessions: Math.round(n * 0.4), tokens: n, loginPairs: LOGIN_PAIRS, authEvents: AUTH_EVENTS });
+      await db.query(kind === 'mysql' ? 'ANALYZE TABLE user_session, oauth2_access_token, authentication_event' : 'ANALYZE');
       // MariaDB's lists at this size read from its buffer pool when it holds the indexes (docs/deployment.md).
       if (kind === 'mysql') out('MariaDB innodb_buffer_pool_size, MB', String((await count(db, 'SELECT @@innodb_buffer_pool_size DIV 1048576 AS n')) || '-'));
     });
@@ -128,6 +130,8 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
       ['/api/v2/hosts/', admin, 0],
       ['/api/v2/credentials/', admin, 0],
       ['/api/v2/job_templates/', admin, 0],
+      ['/api/v2/authentication_events/', admin, AUTH_EVENTS],
+      [`/api/v2/users/${userId}/authentication_events/`, admin, AUTH_EVENTS / 10],
     ];
     for (const [path, headers, rows] of lists) {
       out(`${path} first page, median ms`, (await median(5, () => timed(`${url}${path}`, headers))).toFixed(1));
@@ -136,6 +140,10 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
         out(`${path} page ${middle}, median ms`, (await median(5, () => timed(`${url}${path}?page=${middle}`, headers))).toFixed(1));
       }
     }
+
+    // SPEC §23: a page of the events of the last ten minutes (of a million, one millisecond apart).
+    const since = encodeURIComponent(new Date(Date.now() - 600_000).toISOString());
+    out('/api/v2/authentication_events/ by time, first page, median ms', (await median(5, () => timed(`${url}/api/v2/authentication_events/?timestamp__gte=${since}`, admin))).toFixed(1));
 
     // Four clients page through sessions while a fifth pings.
     const pages = Math.floor(n / pageSize);

@@ -23,6 +23,8 @@ export interface SeedCounts {
   loginFailures?: number;
   /** Pending login state (SSO transactions, second steps), from many addresses, half of it expired. */
   pendingStates?: number;
+  /** SPEC §23's authentication events: one in ten of `userId`, the rest of no user; one millisecond apart. */
+  authEvents?: number;
 }
 
 /**
@@ -85,6 +87,12 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
     `INSERT INTO pending_state (state_key, provider, data, created, expires, client_ip) ` +
     `SELECT ${mysql ? `CONCAT('seeded:', ${n})` : `'seeded:' || ${n}`}, 'mfa', NULL, ${ago(60_000)}, ` +
     `${halfPast(n, ago(day), `'${text(new Date(now.getTime() + 300_000))}'`)}, ${mysql ? `CONCAT('10.8.', MOD(${n}, 5000))` : `'10.8.' || (${n} % 5000)`} ${from}`,
+  );
+  await insertSequence(db, mysql, counts.authEvents ?? 0, (n, from) =>
+    `INSERT INTO authentication_event (timestamp, event, user_id, user_username, user_first_name, user_last_name, username, source, method, reason, ` +
+    `session_id, token_id, ip_address, user_agent, request_id, action_node, details) ` +
+    `SELECT ${minus(mysql, `'${text(now)}'`, n)}, 'login_failed', CASE WHEN MOD(${n}, 10) = 0 THEN ${userId} ELSE NULL END, NULL, NULL, NULL, 'seeded', ` +
+    `'local', 'basic', 'wrong_password', NULL, NULL, '10.7.0.1', 'seeded', NULL, 'bench', '{}' ${from}`,
   );
   await insertSequence(db, mysql, counts.loginFailures ?? 0, (n, from) =>
     `INSERT INTO login_failure (username, client_ip, failures, pending, window_start) ` +
