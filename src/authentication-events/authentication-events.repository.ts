@@ -64,16 +64,9 @@ export class AuthenticationEventsRepository implements AuthEventSink {
     };
   }
 
-  /** Every event, before the caller's visibility, filters and page. */
+  /** Every event, before the caller's visibility, filters and page; `user` is loaded (its id) while the user exists. */
   listQuery(): SelectQueryBuilder<AuthenticationEvent> {
-    return this.dataSource.getRepository(AuthenticationEvent).createQueryBuilder('e').leftJoin('e.user', 'user');
-  }
-
-  /** Which of these users still exist (an event outlives its user: SPEC §23). */
-  async existingUsers(ids: number[]): Promise<Set<number>> {
-    if (!ids.length) return new Set();
-    const found = await this.dataSource.getRepository(User).find({ select: { id: true }, where: { id: In(ids) } });
-    return new Set(found.map((u) => u.id));
+    return this.dataSource.getRepository(AuthenticationEvent).createQueryBuilder('e').leftJoin('e.user', 'user').addSelect('user.id');
   }
 
   /** The ids of up to `limit` events older than `before`, oldest first. */

@@ -23,17 +23,16 @@ export class AuthenticationEventsService {
   }
 
   page(viewer: Account, query: Record<string, unknown>, path: string, userId?: number) {
-    return queryPage(this.visibleQuery(viewer, userId), AUTH_EVENT_LIST, query, path, viewer, (rows) => this.entries(rows));
+    return queryPage(this.visibleQuery(viewer, userId), AUTH_EVENT_LIST, query, path, viewer, (rows) => rows.map(entryOf));
   }
 
   async one(viewer: Account, id: number): Promise<Record<string, unknown> | null> {
     const found = await this.visibleQuery(viewer).andWhere('e.id = :id', { id }).getOne();
-    return found ? (await this.entries([found]))[0] : null;
+    return found ? entryOf(found) : null;
   }
+}
 
-  private async entries(rows: AuthenticationEvent[]): Promise<Record<string, unknown>[]> {
-    const ids = [...new Set(rows.map((e) => e.userId).filter((id): id is number => id !== null))];
-    const existing = await this.repository.existingUsers(ids);
-    return rows.map((e) => authEventEntry(e, e.userId !== null && existing.has(e.userId)));
-  }
+/** The joined user is there while the user exists (an event outlives its user: SPEC §23). */
+function entryOf(e: AuthenticationEvent): Record<string, unknown> {
+  return authEventEntry(e, !!e.user);
 }

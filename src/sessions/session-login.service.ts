@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { clientIp } from '../common/client-ip';
+import { clientIp, userAgentOf } from '../common/client-ip';
 import type { FastifyReply as Response, FastifyRequest as Request } from 'fastify';
 import { AuthMetrics } from '../common/auth-metrics';
 import { UsersService } from '../users/users.service';
@@ -40,7 +40,7 @@ export class SessionLogin {
     const trace = traceOf(req);
     await this.endPresented(req, 'logged_out');
     const how = opts.secondStep ? 'second_step' : method === 'session' ? 'form' : 'sso';
-    const created = await this.sessions.create(user, limitsOf(req), String(req.headers['user-agent'] ?? ''), trace, { ...opts, method: how, login: true });
+    const created = await this.sessions.create(user, limitsOf(req), userAgentOf(req), trace, { ...opts, method: how, login: true });
     await this.users.recordLogin(user);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
