@@ -22,6 +22,7 @@ need slapd test -x /usr/sbin/slapd                          # test/ldap.e2e-spec
 need freeradius test -x /usr/sbin/freeradius                # test/radius.e2e-spec.ts starts its own FreeRADIUS per file
 need freeradius-utils command -v radtest                    # radtest, to try the test configuration by hand
 need ldap-utils command -v ldapmodify                       # ... and changes its entries with ldapmodify
+need rsyslog test -x /usr/sbin/rsyslogd                     # test/log-forwarding.e2e-spec.ts starts its own rsyslogd as the log receiver
 if [[ "$databases" == *" mysql "* ]]; then
   need mariadb-server test -x /usr/sbin/mariadbd
   need mariadb-client command -v mysql
@@ -44,6 +45,8 @@ if [ ${#missing[@]} -gt 0 ] && [ "${TEST_INSTALL:-}" = 1 ]; then
   if [[ " ${missing[*]} " == *" slapd "* ]] && [ -f /run/slapd/slapd.pid ]; then kill "$(cat /run/slapd/slapd.pid)" 2>/dev/null || true; fi
   # The same for a system FreeRADIUS (each RADIUS test file starts its own on a free loopback port).
   if [[ " ${missing[*]} " == *" freeradius "* ]] && [ -f /run/freeradius/freeradius.pid ]; then kill "$(cat /run/freeradius/freeradius.pid)" 2>/dev/null || true; fi
+  # And a system rsyslogd (the log-forwarding test starts its own on free loopback ports).
+  if [[ " ${missing[*]} " == *" rsyslog "* ]] && [ -f /run/rsyslogd.pid ]; then kill "$(cat /run/rsyslogd.pid)" 2>/dev/null || true; fi
   missing=()
 fi
 if [ ${#missing[@]} -gt 0 ]; then

@@ -22,13 +22,14 @@ import { TokensModule } from './tokens/tokens.module';
 import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 import { MapsModule } from './maps/maps.module';
+import { LogForwardingModule } from './log-forwarding/log-forwarding.module';
 
 @Module({
   imports: [
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
     // The external-login pipeline and the password methods on it (each asked by its registration's order: LDAP, then RADIUS).
     ExternalLoginsModule, ...LOGIN_METHOD_MODULES,
-    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule, AuthenticationEventsModule,
+    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule, AuthenticationEventsModule, LogForwardingModule,
   ],
   providers: [BackgroundWork],
 })

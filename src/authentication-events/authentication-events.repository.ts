@@ -3,12 +3,22 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, LessThan, SelectQueryBuilder } from 'typeorm';
 import type { AuthEventInput, AuthEventSink, AuthEventUser } from '../common/authentication-record';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { afterCommit } from '../database/transactions';
 import { User } from '../users/user.entity';
 import { AuthenticationEvent } from './authentication-event.entity';
 
 /** At most this many characters of a user agent and of a typed name are kept (SPEC §23: the throttle's cut). */
 const USER_AGENT_MAX = 512;
 const USERNAME_MAX = 150;
+
+/** Told of every event once it is written (the log forwarder, SPEC §23), after the transaction that wrote it commits. */
+export interface AuthEventListener {
+  /** Whether the listener wants the events now: then a batch is written row by row, so that each has its id. */
+  wanted(): boolean;
+  written(events: { row: AuthenticationEvent; holdUntil?: Date }[]): void;
+  /** A coalesced event's new details (its `attempts`). */
+  detailsChanged(id: number, details: Record<string, unknown>): void;
+}
 
 /** The events' statements: the sink every module's events reach, the lists, and the retention's deletes. */
 @Injectable()
@@ -18,15 +28,33 @@ export class AuthenticationEventsRepository implements AuthEventSink {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  private listener?: AuthEventListener;
+
+  listen(listener: AuthEventListener): void {
+    this.listener = listener;
+  }
+
   async insert(events: (AuthEventInput & { at: Date })[], manager: EntityManager = this.dataSource.manager): Promise<number[]> {
     const named = await this.namesOf(events, manager);
     const rows = events.map((e) => this.row(e.user && e.user.username === undefined ? { ...e, user: named.get(e.user.id) ?? e.user } : e));
-    if (rows.length === 1) {
-      const result = await manager.insert(AuthenticationEvent, rows[0]);
-      return [Number(result.identifiers[0]?.id)];
+    const listener = this.listener?.wanted() ? this.listener : undefined;
+    if (rows.length > 1 && !listener) {
+      await manager.createQueryBuilder().insert().into(AuthenticationEvent).values(rows).updateEntity(false).execute();
+      return [];
     }
-    await manager.createQueryBuilder().insert().into(AuthenticationEvent).values(rows).updateEntity(false).execute();
-    return [];
+    // One statement per row where each id is wanted: neither driver returns a multi-row insert's ids (a Galera
+    // cluster's ids are not even consecutive).
+    const ids: number[] = [];
+    const insertEach = async (into: EntityManager) => {
+      for (const row of rows) ids.push(Number((await into.insert(AuthenticationEvent, row)).identifiers[0]?.id));
+    };
+    if (rows.length === 1 || manager !== this.dataSource.manager) await insertEach(manager);
+    else await manager.transaction(insertEach);
+    if (listener) {
+      const written = rows.map((row, i) => ({ row: { ...row, id: ids[i] } as AuthenticationEvent, holdUntil: events[i].holdUntil }));
+      afterCommit(manager, () => listener.written(written));
+    }
+    return ids;
   }
 
   /** The names of the users that events name by id alone (a session's end), as they are now. */
@@ -39,6 +67,7 @@ export class AuthenticationEventsRepository implements AuthEventSink {
 
   async updateDetails(id: number, details: Record<string, unknown>): Promise<void> {
     await this.dataSource.getRepository(AuthenticationEvent).update({ id }, { details: JSON.stringify(details) });
+    this.listener?.detailsChanged(id, details);
   }
 
   private row(e: AuthEventInput & { at: Date }): Partial<AuthenticationEvent> {

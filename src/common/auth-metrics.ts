@@ -83,6 +83,18 @@ export class AuthMetrics {
     registers: [this.registry],
   });
 
+  readonly logRecordsDropped = new Counter({
+    name: 'svc_log_records_dropped_total',
+    help: 'Log records for the log aggregator dropped because neither the memory queue nor the disk folder had room (SPEC §23)',
+    registers: [this.registry],
+  });
+
+  readonly logRecordsQueued = new Gauge({
+    name: 'svc_log_records_queued',
+    help: 'Log records of this process waiting for the log aggregator, in memory and on disk',
+    registers: [this.registry],
+  });
+
   readonly requestDuration = new RequestLatency(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
 
   private liveSessionsSource?: () => Promise<number>;

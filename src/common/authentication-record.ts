@@ -35,6 +35,11 @@ export interface AuthEventInput {
   details?: Record<string, unknown>;
   /** When it happened (a timeout: when the session expired); now when absent. */
   at?: Date;
+  /**
+   * Not stored: a `throttled` event is forwarded to the log aggregator when its lock ends (this time) or is
+   * unlocked, with its final `attempts` (SPEC §23).
+   */
+  holdUntil?: Date;
 }
 
 /** What writes events: the authentication-events module registers it at start-up (common/ imports no feature). */
@@ -125,8 +130,9 @@ export class AuthenticationRecord implements BeforeApplicationShutdown {
     const full = entries.find(({ entry, limit }) => entry.last && entry.recorded >= limit);
     if (!full) {
       const details = { ...event.details, attempts: 1 };
+      const holdUntil = event.reason === 'throttled' ? new Date(now + windowMs) : undefined;
       // Queued like any event, so events keep the order they happened in; its id arrives when it is written.
-      const id = new Promise<number | null>((written) => this.enqueue({ ...event, details, at: event.at ?? this.clock.now(), written }));
+      const id = new Promise<number | null>((written) => this.enqueue({ ...event, details, holdUntil, at: event.at ?? this.clock.now(), written }));
       for (const { entry } of entries) {
         entry.recorded++;
         entry.last = { id, details };

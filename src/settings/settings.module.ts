@@ -3,12 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SettingsController } from './settings.controller';
 import { Setting } from './setting.entity';
 import { SettingsService } from './settings.service';
+import { InstallationUuid } from './installation-uuid';
 
 /** Runtime settings; imports no feature module (everything else reads it). */
 @Module({
   imports: [TypeOrmModule.forFeature([Setting])],
   controllers: [SettingsController],
-  providers: [SettingsService],
-  exports: [SettingsService],
+  providers: [SettingsService, InstallationUuid],
+  exports: [SettingsService, InstallationUuid],
 })
 export class SettingsModule {}
