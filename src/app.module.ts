@@ -23,13 +23,14 @@ import { UiModule } from './ui/ui.module';
 import { UsersModule } from './users/users.module';
 import { MapsModule } from './maps/maps.module';
 import { LogForwardingModule } from './log-forwarding/log-forwarding.module';
+import { ActivityStreamModule } from './activity-stream/activity-stream.module';
 
 @Module({
   imports: [
     ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, PendingStateModule, MfaModule, AuthModule, OAuth2Module, SsoModule,
     // The external-login pipeline and the password methods on it (each asked by its registration's order: LDAP, then RADIUS).
     ExternalLoginsModule, ...LOGIN_METHOD_MODULES,
-    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule, AuthenticationEventsModule, LogForwardingModule,
+    ApiModule, UiModule, HostsModule, CredentialsModule, JobTemplatesModule, OrganizationsModule, MapsModule, AuthenticationEventsModule, ActivityStreamModule, LogForwardingModule,
   ],
   providers: [BackgroundWork],
 })

@@ -15,6 +15,7 @@ import { InactiveAccounts } from './users/inactive-accounts';
 import { CLAIMS_SWEEP_MS, ClaimsSweeper } from './maps/claims-sweeper.service';
 import { NO_REQUEST } from './common/request-context';
 import { AuthenticationEventsRetention } from './authentication-events/authentication-events-retention';
+import { ActivityStreamRetention } from './activity-stream/activity-stream-retention';
 
 /** While the database is down, this node tries it this often (nothing runs while it is up). */
 const DATABASE_PROBE_MS = 1000;
@@ -60,6 +61,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     private readonly claimsSweeper: ClaimsSweeper,
     private readonly inactiveAccounts: InactiveAccounts,
     private readonly authEventsRetention: AuthenticationEventsRetention,
+    private readonly activityRetention: ActivityStreamRetention,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -79,6 +81,7 @@ export class BackgroundWork implements OnApplicationBootstrap {
     s.every('login-claims-sweep', CLAIMS_SWEEP_MS, () => this.claimsSweeper.sweepOnce());
     s.every('inactive-accounts-sweep', INACTIVITY_SWEEP_MS, () => this.inactiveAccounts.sweep(NO_REQUEST));
     s.every('authentication-events-retention', AUTH_EVENTS_RETENTION_MS, () => this.authEventsRetention.sweepOnce());
+    s.every('activity-stream-retention', AUTH_EVENTS_RETENTION_MS, () => this.activityRetention.sweepOnce());
     // Each token once across every node: a pass claims its tokens with one UPDATE before logging them.
     if (this.config.oauth2ProviderEnabled) s.every('token-expiry-notices', TOKEN_EXPIRY_NOTICE_MS, () => this.tokenExpiry.noticeExpiring());
     s.every('database-probe', DATABASE_PROBE_MS, () => this.database.probe());

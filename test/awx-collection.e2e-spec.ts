@@ -136,4 +136,25 @@ describe(`the awx.awx collection drives the service (${TEST_DB})`, () => {
     assert.deepEqual(changed, ['LOGIN_REDIRECT_OVERRIDE', 'SESSIONS_PER_USER', 'SESSION_COOKIE_AGE']);
     assert.equal(after.SESSION_COOKIE_AGE, 3600);
   });
+
+  it('activity stream: the controller_api lookup reads the entries of a push of AWX 23\'s logging settings', async () => {
+    const logging = { LOG_AGGREGATOR_HOST: 'logs.example.org', LOG_AGGREGATOR_PORT: 514, LOG_AGGREGATOR_TYPE: 'logstash', LOG_AGGREGATOR_PROTOCOL: 'tcp', LOG_AGGREGATOR_LEVEL: 'INFO' };
+    const pushed = play([{ name: 'push', settings: { settings: logging } }]);
+    assert.equal(pushed.push.failed ?? false, false, pushed.push.msg);
+    assert.equal(pushed.push.changed, true);
+    // Entries are written just after the answer: wait for them through the API before the collection reads.
+    const deadline = Date.now() + 60000;
+    while ((await get('/api/v2/activity_stream/?setting__category=logging')).count < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const lookup = "{{ query('awx.awx.controller_api', 'activity_stream', query_params={'setting__category': 'logging', 'order_by': 'id'}, return_all=true, return_objects=true) }}";
+    const r = play([{ name: 'stream', debug: { msg: lookup } }]);
+    assert.equal(r.stream.failed ?? false, false, r.stream.msg);
+    const entries = r.stream.msg as unknown as { operation: string; object1: string; changes: { value: unknown }; summary_fields: { setting: { name: string }[]; actor: { username: string } } }[];
+    assert.deepEqual(entries.map((e) => e.summary_fields.setting[0].name).sort(), Object.keys(logging).sort());
+    for (const e of entries) {
+      assert.equal(e.operation, 'create');
+      assert.equal(e.object1, 'setting');
+      assert.equal(e.summary_fields.actor.username, 'admin');
+      assert.deepEqual(e.changes.value, logging[e.summary_fields.setting[0].name as keyof typeof logging]);
+    }
+  });
 });

@@ -19,6 +19,7 @@ describe('background loops', () => {
     assert.deepEqual(
       t.app.get(Scheduler).list().sort((a, b) => a.name.localeCompare(b.name)),
       [
+        { name: 'activity-stream-retention', periodMs: 600000 },
         { name: 'authentication-events-retention', periodMs: 600000 },
         { name: 'database-probe', periodMs: 1000 },
         { name: 'device-code-sweep', periodMs: 60000 },

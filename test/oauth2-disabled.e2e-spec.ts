@@ -55,7 +55,7 @@ describe('OAUTH2_PROVIDER_ENABLED=false', () => {
 
   it('keeps basic authentication and the users API unchanged, without token links', async () => {
     const me = await t.http().get('/api/v2/me/').set('Authorization', admin).expect(200);
-    assert.deepEqual(Object.keys(me.body.results[0].related), ['sessions', 'authentication_events']);
+    assert.deepEqual(Object.keys(me.body.results[0].related), ['sessions', 'authentication_events', 'activity_stream']);
     await t.http().get('/api/v2/users/').set('Authorization', admin).expect(200);
     await t.http().get('/api/v2/users/1/').set('Authorization', admin).expect(200);
     const root = await t.http().get('/api/').expect(200);

@@ -59,7 +59,7 @@ describe(`organizations and teams (SPEC §21, ${TEST_DB})`, () => {
       assert.equal(res.body.custom_virtualenv, null);
       assert.equal(res.body.default_environment, null);
       const url = res.body.url;
-      assert.deepEqual(res.body.related, { users: `${url}users/`, admins: `${url}admins/`, teams: `${url}teams/`, object_roles: `${url}object_roles/` });
+      assert.deepEqual(res.body.related, { users: `${url}users/`, admins: `${url}admins/`, teams: `${url}teams/`, object_roles: `${url}object_roles/`, activity_stream: `${url}activity_stream/` });
       const roles = res.body.summary_fields.object_roles;
       assert.deepEqual(Object.keys(roles).sort(), ['admin_role', 'auditor_role', 'member_role']);
       assert.deepEqual({ ...roles.admin_role, id: 0 }, { id: 0, name: 'Admin', description: 'Can manage all aspects of the organization', user_only: true });
@@ -80,7 +80,7 @@ describe(`organizations and teams (SPEC §21, ${TEST_DB})`, () => {
       assert.deepEqual(Object.keys(res.body), TEAM_FIELDS);
       assert.equal(res.body.type, 'team');
       assert.equal(res.body.organization, o.id);
-      assert.deepEqual(res.body.related, { organization: `/api/v2/organizations/${o.id}/`, users: `/api/v2/teams/${made.id}/users/`, object_roles: `/api/v2/teams/${made.id}/object_roles/` });
+      assert.deepEqual(res.body.related, { organization: `/api/v2/organizations/${o.id}/`, users: `/api/v2/teams/${made.id}/users/`, object_roles: `/api/v2/teams/${made.id}/object_roles/`, activity_stream: `/api/v2/teams/${made.id}/activity_stream/` });
       assert.deepEqual(res.body.summary_fields.organization, { id: o.id, name: 'TeamShapes', description: 'org d' });
       const roles = res.body.summary_fields.object_roles;
       assert.deepEqual({ ...roles.admin_role, id: 0 }, { id: 0, name: 'Admin', description: 'Can manage all aspects of the team' });

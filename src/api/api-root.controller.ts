@@ -53,6 +53,7 @@ export class ApiRootController {
       teams: '/api/v2/teams/',
       sessions: '/api/v2/sessions/',
       authentication_events: '/api/v2/authentication_events/',
+      activity_stream: '/api/v2/activity_stream/',
     };
     if (this.config.oauth2ProviderEnabled) {
       routes.tokens = '/api/v2/tokens/';

@@ -87,7 +87,7 @@ describe('access token validity', () => {
   const now = clock.now();
   const rule = (values: Record<string, unknown> = {}) => {
     const s = settings(values);
-    return new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+    return new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never, undefined as never);
   };
   const live = { created: new Date(now.getTime() - 1000), expires: new Date(now.getTime() + 1000) };
 
@@ -117,7 +117,7 @@ describe('revocation cut-offs (issue 21)', () => {
   const at = (ms: number) => new Date(now.getTime() + ms);
   const s = settings({});
   const sessions = new SessionsService(undefined as never, undefined as never, undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never, undefined as never);
-  const tokens = new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never);
+  const tokens = new TokensService(undefined as never, s, clock, undefined as never, new AccountPolicy(s), undefined as never, undefined as never);
   const session = (id: number, createdMs: number) =>
     ({ id, created: at(createdMs), expires: at(60_000), absoluteExpires: null, endedAt: null, endedReason: null }) as Session;
 

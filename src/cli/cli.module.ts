@@ -10,7 +10,8 @@ import { MfaModule } from '../mfa/mfa.module';
 import { ExternalLoginsModule } from '../external-logins/external-logins.module';
 import { LOGIN_METHOD_MODULES } from '../login-method-modules';
 import { ResetMfaCommand } from './mfa-commands';
-import { CleanupAuthenticationEventsCommand } from './record-commands';
+import { CleanupActivityStreamCommand, CleanupAuthenticationEventsCommand } from './record-commands';
+import { ActivityStreamModule } from '../activity-stream/activity-stream.module';
 import { AuthenticationEventsModule } from '../authentication-events/authentication-events.module';
 import { LdapTestCommand, LoginTestCommand, RadiusTestCommand } from './login-test-commands';
 import { CleanupSessionsCommand, ExpireSessionsCommand } from './session-commands';
@@ -22,7 +23,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
  * methods (LOGIN_METHOD_MODULES) are here for `login_test`, and so that their settings exist for every command.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule, ExternalLoginsModule, AuthenticationEventsModule, ...LOGIN_METHOD_MODULES],
+  imports: [ConfigModule, DatabaseModule, CommonModule, SettingsModule, UsersModule, SessionsModule, TokensModule, MfaModule, ExternalLoginsModule, AuthenticationEventsModule, ActivityStreamModule, ...LOGIN_METHOD_MODULES],
   providers: [
     CreateSuperuserCommand,
     ChangePasswordCommand,
@@ -33,6 +34,7 @@ import { ChangePasswordCommand, CreateSuperuserCommand, EnableLocalAuthenticatio
     ExpireSessionsCommand,
     CleanupSessionsCommand,
     CleanupAuthenticationEventsCommand,
+    CleanupActivityStreamCommand,
     CreateOAuth2TokenCommand,
     RevokeOAuth2TokensCommand,
     ClearTokensCommand,

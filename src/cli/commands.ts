@@ -94,6 +94,16 @@ export const COMMANDS: CommandDefinition[] = [
     implementation: () => record().CleanupAuthenticationEventsCommand,
   },
   {
+    name: 'cleanup_activitystream',
+    description: 'Delete the activity stream entries older than N days (SPEC §23, AWX\'s command), in batches',
+    options: [
+      { flags: '--days <n>', description: 'keep this many days (default 90, AWX; 0: delete every entry)' },
+      { flags: '--dry-run', description: 'list what it would delete, deleting nothing' },
+      { flags: '--batch-size <x>', description: 'entries per delete statement (default 500)' },
+    ],
+    implementation: () => record().CleanupActivityStreamCommand,
+  },
+  {
     name: 'create_oauth2_token',
     description: 'Create a personal access token for a user and print it',
     options: [

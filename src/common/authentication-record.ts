@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { RequestTrace } from '../database/request-trace';
 import { Clock } from './clock';
+import { WriteBehind } from './write-behind';
 
 export const AUTH_EVENT_NAMES = [
   'login_succeeded', 'login_failed', 'login_locked', 'login_unlocked', 'logout', 'session_ended',
@@ -79,11 +80,12 @@ const BATCH = 200;
 export class AuthenticationRecord implements BeforeApplicationShutdown {
   private readonly logger = new Logger('authentication_events');
   private sink?: AuthEventSink;
-  private queue: Queued[] = [];
-  private timer?: NodeJS.Timeout;
-  private flushing?: Promise<void>;
-  private dropped = 0;
   private readonly coalesced = new Map<string, Coalesced>();
+  private readonly queue = new WriteBehind<Queued>({
+    name: 'authentication_events', logger: this.logger, delayMs: FLUSH_DELAY_MS, max: MAX_QUEUED,
+    write: (queue) => this.writeSome(queue),
+    dropped: (event) => event.written?.(null),
+  });
 
   constructor(private readonly clock: Clock) {}
 
@@ -98,12 +100,7 @@ export class AuthenticationRecord implements BeforeApplicationShutdown {
   }
 
   private enqueue(queued: Queued): void {
-    if (this.queue.length >= MAX_QUEUED) {
-      this.queue.shift()?.written?.(null);
-      this.dropped++;
-    }
     this.queue.push(queued);
-    this.schedule(FLUSH_DELAY_MS);
   }
 
   /**
@@ -163,46 +160,22 @@ export class AuthenticationRecord implements BeforeApplicationShutdown {
   }
 
   /** Writes what is queued; resolves once the queue is empty or the database refused a batch. */
-  async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    if (!this.sink || !this.queue.length) return;
-    this.flushing = this.writeQueued(this.sink).finally(() => (this.flushing = undefined));
-    await this.flushing;
+  flush(): Promise<void> {
+    return this.sink ? this.queue.flush() : Promise.resolve();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearTimeout(this.timer);
+    this.queue.stop();
     await this.flush();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async writeQueued(sink: AuthEventSink): Promise<void> {
-    while (this.queue.length) {
-      // A run of plain events in one statement; an event whose id is wanted on its own.
-      const single = this.queue[0].written !== undefined;
-      const end = single ? 1 : this.queue.findIndex((q, i) => i >= BATCH || q.written !== undefined);
-      const batch = this.queue.slice(0, end === -1 ? BATCH : end);
-      try {
-        const ids = await sink.insert(batch.map(({ written: _, ...event }) => event));
-        this.queue.splice(0, batch.length);
-        if (single) batch[0].written!(ids[0] ?? null);
-      } catch (err) {
-        this.logger.warn({ event: 'authentication_events_write_failed', queued: this.queue.length, error: String((err as Error)?.message ?? err) });
-        this.schedule(1000);
-        return;
-      }
-    }
-    if (this.dropped) {
-      this.logger.warn({ event: 'authentication_events_dropped', dropped: this.dropped });
-      this.dropped = 0;
-    }
+  /** A run of plain events in one statement; an event whose id is wanted on its own. */
+  private async writeSome(queue: readonly Queued[]): Promise<number> {
+    const single = queue[0].written !== undefined;
+    const end = single ? 1 : queue.findIndex((q, i) => i >= BATCH || q.written !== undefined);
+    const batch = queue.slice(0, end === -1 ? BATCH : end);
+    const ids = await this.sink!.insert(batch.map(({ written: _, ...event }) => event));
+    if (single) batch[0].written!(ids[0] ?? null);
+    return batch.length;
   }
 }

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AuthMetrics } from './auth-metrics';
+import { ActivityRecord } from './activity-record';
 import { AuthenticationRecord } from './authentication-record';
 import { Authenticator } from './authenticator';
 import { Clock, SystemClock } from './clock';
@@ -10,7 +11,7 @@ import { Scheduler } from './scheduler';
 /** What every module uses: the clock, and the registries feature modules fill at start-up, so dependencies keep pointing one way. */
 @Global()
 @Module({
-  providers: [{ provide: Clock, useClass: SystemClock }, Authenticator, LoginProviders, LogoutRedirects, AuthMetrics, Scheduler, AuthenticationRecord],
-  exports: [AuthenticationRecord, Clock, Authenticator, LoginProviders, LogoutRedirects, AuthMetrics, Scheduler],
+  providers: [{ provide: Clock, useClass: SystemClock }, Authenticator, LoginProviders, LogoutRedirects, AuthMetrics, Scheduler, AuthenticationRecord, ActivityRecord],
+  exports: [AuthenticationRecord, ActivityRecord, Clock, Authenticator, LoginProviders, LogoutRedirects, AuthMetrics, Scheduler],
 })
 export class CommonModule {}

@@ -1,4 +1,5 @@
 import { ownedResourceList } from '../resources/resource-lists';
+import { ActivityRecord } from '../common/activity-record';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -31,13 +32,14 @@ function credentialDefinition(box: SecretBox): OwnedResourceDefinition<Credentia
       return { ...input, inputs: JSON.stringify(sealInputs(input.inputs as Inputs, stored, box)) };
     },
     view: serializeCredential,
+    streamKind: 'credential',
   };
 }
 
 @Injectable()
 export class CredentialsService extends OwnedResourceService<Credential> {
-  constructor(@InjectRepository(Credential) repository: Repository<Credential>, clock: Clock, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@InjectRepository(Credential) repository: Repository<Credential>, clock: Clock, @Inject(APP_CONFIG) config: AppConfig, activity: ActivityRecord) {
     const list = ownedResourceList({ credential_type: { property: 'credentialType', type: 'string' }, inputs: 'secret' });
-    super(new OwnedRecords(repository, clock, list), credentialDefinition(new SecretBox(config.secretKey)));
+    super(new OwnedRecords(repository, clock, list), credentialDefinition(new SecretBox(config.secretKey)), activity);
   }
 }

@@ -1,4 +1,5 @@
 import { ownedResourceList } from '../resources/resource-lists';
+import { ActivityRecord } from '../common/activity-record';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -31,11 +32,12 @@ export const HOST_DEFINITION: OwnedResourceDefinition<Host> = {
   },
   defaults: { description: '', inventoryId: null, enabled: true, instanceId: '', variables: '' },
   view: serializeHost,
+  streamKind: 'host',
 };
 
 @Injectable()
 export class HostsService extends OwnedResourceService<Host> {
-  constructor(@InjectRepository(Host) repository: Repository<Host>, clock: Clock) {
+  constructor(@InjectRepository(Host) repository: Repository<Host>, clock: Clock, activity: ActivityRecord) {
     super(
       new OwnedRecords(repository, clock, ownedResourceList({
         inventory: { property: 'inventoryId', type: 'fk' },
@@ -44,6 +46,7 @@ export class HostsService extends OwnedResourceService<Host> {
         variables: { property: 'variables', type: 'string' },
       })),
       HOST_DEFINITION,
+      activity,
     );
   }
 }

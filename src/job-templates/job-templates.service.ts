@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ActivityRecord } from '../common/activity-record';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -67,11 +68,12 @@ export const JOB_TEMPLATE_DEFINITION: OwnedResourceDefinition<JobTemplate> = {
     askVariablesOnLaunch: false, askInventoryOnLaunch: false, askCredentialOnLaunch: false, askJobTypeOnLaunch: false, askTagsOnLaunch: false, askSkipTagsOnLaunch: false, askDiffModeOnLaunch: false, askVerbosityOnLaunch: false, askScmBranchOnLaunch: false, surveyEnabled: false,
   },
   view: serializeJobTemplate,
+  streamKind: 'job_template',
 };
 
 @Injectable()
 export class JobTemplatesService extends OwnedResourceService<JobTemplate> {
-  constructor(@InjectRepository(JobTemplate) repository: Repository<JobTemplate>, clock: Clock) {
-    super(new OwnedRecords(repository, clock, JOB_TEMPLATE_LIST), JOB_TEMPLATE_DEFINITION);
+  constructor(@InjectRepository(JobTemplate) repository: Repository<JobTemplate>, clock: Clock, activity: ActivityRecord) {
+    super(new OwnedRecords(repository, clock, JOB_TEMPLATE_LIST), JOB_TEMPLATE_DEFINITION, activity);
   }
 }

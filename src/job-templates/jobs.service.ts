@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ActivityRecord } from '../common/activity-record';
+import { fieldsOf, namedSummary } from '../common/activity-changes';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -34,6 +36,7 @@ export class JobsService {
     @InjectRepository(Job) jobs: Repository<Job>,
     @InjectRepository(JobTemplate) templates: Repository<JobTemplate>,
     clock: Clock,
+    private readonly activity: ActivityRecord,
   ) {
     this.jobs = new OwnedRecords(jobs, clock, JOB_LIST, ['jobTemplate']);
     this.templates = new OwnedRecords(templates, clock, JOB_TEMPLATE_LIST);
@@ -81,7 +84,19 @@ export class JobsService {
       status: 'pending',
     });
     this.logger.log({ event: 'job_launched', job_id: job.id, job_template_id: template.id, user_id: principal.user.id, ...trace });
-    return { ...serializeJob(job, principal), ignored_fields: ignored };
+    const shown = serializeJob(job, principal);
+    this.recordLaunch(job, template, shown, principal);
+    return { ...shown, ignored_fields: ignored };
+  }
+
+  /** A launch is the stream's `create` of the job (SPEC §23), beside the template it was launched from. */
+  private recordLaunch(job: Job, template: JobTemplate, shown: Record<string, unknown>, principal: Principal): void {
+    const summary = { id: job.id, name: job.name, description: job.description, status: job.status, failed: shown.failed, elapsed: shown.elapsed, type: 'job', canceled_on: null };
+    const fields = { name: job.name, description: job.description, job_template: template.name, job_type: job.jobType, limit: job.limit, launch_type: job.launchType, status: job.status };
+    this.activity.record({
+      operation: 'create', object1: 'job', changes: { ...fieldsOf(fields), id: job.id },
+      objects: [{ kind: 'job', id: job.id, summary }, { kind: 'job_template', id: template.id, summary: namedSummary(template) }], actor: principal.user,
+    });
   }
 }
 

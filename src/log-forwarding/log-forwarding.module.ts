@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ActivityStreamModule } from '../activity-stream/activity-stream.module';
 import { AuthenticationEventsModule } from '../authentication-events/authentication-events.module';
+import { ActivityStreamRecords } from './activity-stream-records';
 import { SettingsModule } from '../settings/settings.module';
 import { SettingsService } from '../settings/settings.service';
 import { AuthenticationRecords } from './authentication-records';
@@ -10,12 +12,12 @@ import { OwnLogRecords } from './own-log-records';
 
 /**
  * Log forwarding to an outside receiver with AWX 23's `logging` settings (SPEC §23): the `awx` logger (the
- * service's own lines) and `authentication` (the events); the activity stream's logger joins when the stream does.
+ * service's own lines), `activity_stream` (the stream's entries) and `authentication` (the events).
  */
 @Module({
-  imports: [SettingsModule, AuthenticationEventsModule],
+  imports: [SettingsModule, AuthenticationEventsModule, ActivityStreamModule],
   controllers: [LoggingTestController],
-  providers: [LogForwarder, AuthenticationRecords, OwnLogRecords],
+  providers: [LogForwarder, AuthenticationRecords, ActivityStreamRecords, OwnLogRecords],
   exports: [LogForwarder],
 })
 export class LogForwardingModule {

@@ -13,7 +13,7 @@ import { NO_REQUEST } from '../common/request-context';
 describe('authorization endpoint and external users', () => {
   const settings = { get: () => false } as unknown as SettingsService;
   const policy = new AccountPolicy(settings);
-  const tokens = new TokensService(undefined as never, settings, undefined as never, undefined as never, policy, undefined as never);
+  const tokens = new TokensService(undefined as never, settings, undefined as never, undefined as never, policy, undefined as never, undefined as never);
   const endpoint = new AuthorizeEndpoint({} as ApplicationsService, tokens, {} as AuthorizationCodes, settings, policy);
   const application = { id: 1, clientId: 'c', redirectUris: 'https://a.example/cb' } as Application;
   const sso = { id: 7, externalAccount: 'social' } as User;

@@ -111,7 +111,7 @@ export class GrantsService {
     if (asked.id === null) {
       if (!principal.user.isSuperuser) throw new PermissionDenied();
       const user = await this.users.create(validateBody(USER_BODY, body), trace);
-      await this.roles.addMember(role.id, user.id);
+      await this.roles.addMember(role.id, user.id, undefined, { actor: principal.user });
       const created = await this.presenter.presentOne(principal, user);
       return { created, location: created.url as string };
     }
@@ -140,7 +140,8 @@ export class GrantsService {
     const role = await this.visibleRole(standing, asked.id);
     if (!role) throw new BadRequest('Role matching query does not exist.');
     if (!this.mayGrant(standing, role)) throw new PermissionDenied();
-    await (asked.revoke ? this.roles.removeMember(role.id, user.id) : this.roles.addMember(role.id, user.id));
+    const by = { actor: principal.user, fromUser: true };
+    await (asked.revoke ? this.roles.removeMember(role.id, user.id, undefined, by) : this.roles.addMember(role.id, user.id, undefined, by));
   }
 
   /**
@@ -156,6 +157,7 @@ export class GrantsService {
   private async applyToUser(standing: Standing, role: Role, userId: number, revoke: boolean): Promise<void> {
     const user = await this.visibleUser(standing, userId);
     if (!user) throw new BadRequest('User matching query does not exist.');
-    await (revoke ? this.roles.removeMember(role.id, user.id) : this.roles.addMember(role.id, user.id));
+    const by = { actor: standing.user };
+    await (revoke ? this.roles.removeMember(role.id, user.id, undefined, by) : this.roles.addMember(role.id, user.id, undefined, by));
   }
 }

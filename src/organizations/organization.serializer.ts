@@ -30,7 +30,7 @@ export function serializeOrganization(org: Organization, roles: Map<RoleField, R
     id: org.id,
     type: 'organization',
     url,
-    related: { users: `${url}users/`, admins: `${url}admins/`, teams: `${url}teams/`, object_roles: `${url}object_roles/` },
+    related: { users: `${url}users/`, admins: `${url}admins/`, teams: `${url}teams/`, object_roles: `${url}object_roles/`, activity_stream: `${url}activity_stream/` },
     summary_fields: {
       object_roles: objectRoles('organization', roles),
       user_capabilities: { edit: mayChange, delete: mayChange },
@@ -55,7 +55,7 @@ export function serializeTeam(team: Team, roles: Map<RoleField, Role> | undefine
     id: team.id,
     type: 'team',
     url,
-    related: { organization: `/api/v2/organizations/${team.organizationId}/`, users: `${url}users/`, object_roles: `${url}object_roles/` },
+    related: { organization: `/api/v2/organizations/${team.organizationId}/`, users: `${url}users/`, object_roles: `${url}object_roles/`, activity_stream: `${url}activity_stream/` },
     summary_fields: {
       organization: org ? { id: org.id, name: org.name, description: org.description } : undefined,
       object_roles: objectRoles('team', roles),

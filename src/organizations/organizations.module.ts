@@ -13,6 +13,7 @@ import { RoleMember } from './role-member.entity';
 import { Role } from './role.entity';
 import { RolesController } from './roles.controller';
 import { RolesRepository } from './roles.repository';
+import { OrganizationActivity } from './organization-activity';
 import { RolesService } from './roles.service';
 import { userScope } from './scopes';
 import { Team } from './team.entity';
@@ -26,7 +27,7 @@ import { TeamsService } from './teams.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Organization, Team, Role, RoleMember]), SettingsModule, UsersModule],
   controllers: [OrganizationsController, TeamsController, RolesController],
-  providers: [Access, RolesRepository, OrganizationsRepository, OrganizationsService, TeamsService, GrantsService, RolesService],
+  providers: [Access, OrganizationActivity, RolesRepository, OrganizationsRepository, OrganizationsService, TeamsService, GrantsService, RolesService],
   exports: [RolesRepository],
 })
 export class OrganizationsModule implements OnModuleInit {

@@ -16,6 +16,7 @@ import { OrganizationsHeld, OrganizationsRepository } from './organizations.repo
 import { RolesRepository } from './roles.repository';
 import { organizationScope, ROLE_LEVELS, RoleLevel } from './scopes';
 import { Standing } from './standing';
+import { OrganizationActivity } from './organization-activity';
 
 /** There are no execution environments here: only null names one (SPEC §21). */
 const noEnvironment = z.custom<null>((value) => value === null, {
@@ -52,6 +53,7 @@ export class OrganizationsService {
     private readonly access: Access,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
+    private readonly activity: OrganizationActivity,
   ) {}
 
   /**
@@ -104,6 +106,7 @@ export class OrganizationsService {
       if (isUniqueViolation(err)) throw FieldErrors.of('name', NAME_TAKEN);
       throw err;
     }
+    this.activity.organization('create', org, principal.user);
     return (await this.present(await this.access.standingOf(principal), [org]))[0];
   }
 
@@ -127,6 +130,7 @@ export class OrganizationsService {
     }
     const updated = await this.repository.organization(org.id);
     if (!updated) throw new NotFound();
+    this.activity.organization('update', updated, principal.user, org);
     return (await this.present(standing, [updated]))[0];
   }
 
@@ -136,6 +140,7 @@ export class OrganizationsService {
     const org = await this.visible(standing, id);
     if (!standing.mayChangeOrganization(org.id)) throw new PermissionDenied();
     await this.repository.deleteOrganization(org.id);
+    this.activity.organization('delete', org, principal.user);
   }
 
 }

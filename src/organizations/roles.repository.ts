@@ -9,6 +9,10 @@ import { RoleMember } from './role-member.entity';
 import { ORGANIZATION_ROLES, Role, RoleField, TEAM_ROLES } from './role.entity';
 import { fieldOf, roleOf } from './role-names';
 import { Team } from './team.entity';
+import { MembershipBy, OrganizationActivity } from './organization-activity';
+
+/** A grant or revoke no request's user made (a map at a login, a sweep). */
+const NO_ACTOR: MembershipBy = { actor: null };
 
 /** One role a user holds, with the object it belongs to (ids only). */
 export interface HeldRole {
@@ -35,6 +39,7 @@ export class RolesRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly activity: OrganizationActivity,
   ) {}
 
   private on(manager?: EntityManager): EntityManager {
@@ -177,11 +182,12 @@ export class RolesRepository {
   }
 
   /** A user holds a role (by id); false when already so. A concurrent grant of the same is "already so". */
-  async addMember(roleId: number, userId: number, manager?: EntityManager): Promise<boolean> {
+  async addMember(roleId: number, userId: number, manager?: EntityManager, by: MembershipBy = NO_ACTOR): Promise<boolean> {
     const m = this.on(manager);
     if (await m.existsBy(RoleMember, { roleId, userId })) return false;
     try {
       await m.insert(RoleMember, { roleId, userId });
+      await this.activity.membership('associate', roleId, userId, by, m);
       return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;
@@ -189,9 +195,12 @@ export class RolesRepository {
     }
   }
 
-  async removeMember(roleId: number, userId: number, manager?: EntityManager): Promise<boolean> {
-    const result = await this.on(manager).delete(RoleMember, { roleId, userId });
-    return (result.affected ?? 0) > 0;
+  async removeMember(roleId: number, userId: number, manager?: EntityManager, by: MembershipBy = NO_ACTOR): Promise<boolean> {
+    const m = this.on(manager);
+    const result = await m.delete(RoleMember, { roleId, userId });
+    if (!result.affected) return false;
+    await this.activity.membership('disassociate', roleId, userId, by, m);
+    return true;
   }
 
   /** The ids of the users who hold a role directly. */

@@ -17,6 +17,7 @@ import { roleLevelOf } from './organizations.service';
 import { RolesRepository } from './roles.repository';
 import { teamScope } from './scopes';
 import { Standing } from './standing';
+import { OrganizationActivity } from './organization-activity';
 import { Team } from './team.entity';
 
 /** DRF's PrimaryKeyRelatedField, required and not null (the organization a team belongs to). */
@@ -47,6 +48,7 @@ export class TeamsService {
     private readonly access: Access,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
+    private readonly activity: OrganizationActivity,
   ) {}
 
   /** A page of the teams the caller may read (or holds `role_level` on), narrowed to those `of` names (a list hanging off another object). */
@@ -101,6 +103,7 @@ export class TeamsService {
       if (isUniqueViolation(err)) throw new FieldErrors({ __all__: [TEAM_TAKEN] });
       throw err;
     }
+    this.activity.team('create', team, await this.organizationName(organizationId), principal.user);
     return (await this.present(standing, [(await this.repository.team(team.id))!]))[0];
   }
 
@@ -124,6 +127,7 @@ export class TeamsService {
     }
     const updated = await this.repository.team(team.id);
     if (!updated) throw new NotFound();
+    this.activity.team('update', updated, await this.organizationName(updated.organizationId), principal.user, team);
     return (await this.present(standing, [updated]))[0];
   }
 
@@ -131,7 +135,14 @@ export class TeamsService {
     const standing = await this.access.standingOf(principal);
     const team = await this.visible(standing, id);
     if (!standing.mayManageTeam(team)) throw new PermissionDenied();
+    const organizationName = await this.organizationName(team.organizationId);
     await this.repository.deleteTeam(team.id);
+    this.activity.team('delete', team, organizationName, principal.user);
+  }
+
+  /** A team's organization as the stream shows it (a related object as its name, AWX). */
+  private async organizationName(id: number): Promise<string> {
+    return (await this.repository.organization(id))?.name ?? '';
   }
 
   /** The body's organization: required, and one the caller can see (else a 400 naming it, as AWX). */

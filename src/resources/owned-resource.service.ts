@@ -4,6 +4,8 @@ import type { OwnedRecords, RowValues } from './owned-records';
 import type { OwnedResource } from './owned-resource.entity';
 import type { Page } from '../common/pagination';
 import type { Principal } from '../common/principal';
+import type { ActivityRecord, StreamKind, StreamOperation } from '../common/activity-record';
+import { changesOf, fieldsOf, namedSummary } from '../common/activity-changes';
 
 /** What one kind of user-owned object is: its path, body rules, columns and API form. */
 export interface OwnedResourceDefinition<T extends OwnedResource> {
@@ -18,6 +20,8 @@ export interface OwnedResourceDefinition<T extends OwnedResource> {
   /** Column values of a new row for the optional fields the body left out. */
   defaults: RowValues<T>;
   view(row: T, principal: Principal): Record<string, unknown>;
+  /** AWX's model name of the kind in the activity stream (SPEC §23). */
+  streamKind?: StreamKind;
 }
 
 /**
@@ -29,6 +33,7 @@ export class OwnedResourceService<T extends OwnedResource> {
   constructor(
     protected readonly records: OwnedRecords<T>,
     protected readonly definition: OwnedResourceDefinition<T>,
+    private readonly activity?: ActivityRecord,
   ) {}
 
   list(principal: Principal, query: Record<string, unknown>): Promise<Page<object>> {
@@ -42,7 +47,9 @@ export class OwnedResourceService<T extends OwnedResource> {
   async create(principal: Principal, body: unknown): Promise<Record<string, unknown>> {
     const input = validateBody(this.definition.schema, body);
     const values = { ...this.definition.defaults, ...this.values(input) } as RowValues<T>;
-    return this.definition.view(await this.records.create(principal, values), principal);
+    const row = await this.records.create(principal, values);
+    this.streamed('create', principal, row);
+    return this.definition.view(row, principal);
   }
 
   /** PUT (`partial` false: required fields must be sent) and PATCH; fields left out keep their values. */
@@ -50,11 +57,30 @@ export class OwnedResourceService<T extends OwnedResource> {
     const current = await this.records.changeable(principal, id);
     const input = validateBody(this.definition.schema, body, { partial });
     const row = await this.records.update(principal, current, this.values(input, current));
+    this.streamed('update', principal, row, current);
     return this.definition.view(row, principal);
   }
 
   async remove(principal: Principal, id: number): Promise<void> {
-    await this.records.remove(await this.records.changeable(principal, id));
+    const row = await this.records.changeable(principal, id);
+    await this.records.remove(row);
+    this.streamed('delete', principal, row);
+  }
+
+  /**
+   * The stream's entry (SPEC §23): the writable fields as the API reads them (a credential's secret inputs
+   * `"$encrypted$"`), all with `id` for a create or delete, those that changed for an update.
+   */
+  private streamed(operation: Exclude<StreamOperation, 'associate' | 'disassociate'>, principal: Principal, row: T, before?: T): void {
+    const kind = this.definition.streamKind;
+    if (!kind || !this.activity) return;
+    const writable = (r: T) => {
+      const shown = this.definition.view(r, principal);
+      return Object.fromEntries(Object.keys(this.definition.schema.shape).map((f) => [f, shown[f]]));
+    };
+    const changes = before ? changesOf(writable(before), writable(row)) : { ...fieldsOf(writable(row)), id: row.id };
+    if (!Object.keys(changes).length) return;
+    this.activity.record({ operation, object1: kind, changes, objects: [{ kind, id: row.id, summary: namedSummary(row) }], actor: principal.user });
   }
 
   /** Column values for the fields the body gave (validation leaves out the ones it did not). */

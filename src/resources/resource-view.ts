@@ -38,7 +38,7 @@ export function resourceFields(row: OwnedResource, view: ResourceView): Record<s
     id: row.id,
     type: view.type,
     url: view.url,
-    related: { ...related, ...view.related },
+    related: { ...related, ...view.related, activity_stream: `${view.url}activity_stream/` },
     summary_fields: summary,
     created: row.created.toISOString(),
     modified: row.modified.toISOString(),

@@ -9,6 +9,8 @@ import { validateValue } from '../common/validation';
 import { AUTHENTICATION_SETTINGS, AuthenticationSettings } from './authentication-settings';
 import { UI, UI_SETTINGS, consentNeedsNotice } from './ui-settings';
 import { ENCRYPTED_PLACEHOLDER, SettingDefinition } from './setting-definition';
+import { decryptSecrets, encryptSecrets, maskSecrets, unmaskSecrets } from './setting-secrets';
+import { SettingsActivity } from './settings-activity';
 import { Setting } from './setting.entity';
 import { NO_REQUEST, RequestTrace } from '../common/request-context';
 
@@ -50,6 +52,7 @@ export class SettingsService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
+    private readonly activity: SettingsActivity,
   ) {
     this.box = new SecretBox(config.secretKey);
     this.env = config.settingsEnv;
@@ -201,6 +204,7 @@ export class SettingsService implements OnModuleInit {
       }
     }
     const now = this.clock.now();
+    const before = this.stored;
     await this.dataSource.transaction(async (manager) => {
       const repo = manager.getRepository(Setting);
       for (const [key, value] of changes) {
@@ -211,6 +215,7 @@ export class SettingsService implements OnModuleInit {
       }
     });
     await this.reload(trace);
+    this.activity.changed(defs.values(), before, this.stored, trace);
     this.logger.log({ event: 'settings_changed', category, keys: [...changes.keys()], user: actor, ...trace });
     return this.read(category);
   }
@@ -233,17 +238,22 @@ export class SettingsService implements OnModuleInit {
     const now = this.clock.now();
     const stored = JSON.stringify(def.secret ? encryptSecrets(clean, this.box) : clean);
     const repo = this.dataSource.getRepository(Setting);
+    const before = this.stored;
     const updated = await repo.update({ key }, { value: stored, modified: now });
     if (!updated.affected) await repo.insert({ key, value: stored, created: now, modified: now });
     await this.reload(trace);
+    this.activity.changed([def], before, this.stored, trace);
     this.logger.log({ event: 'settings_changed', category: def.category, keys: [key], user: actor, ...trace });
   }
 
   /** Resets every writable key of the category to its default (AWX DELETE). */
   async reset(category: string, actor: string, trace: RequestTrace): Promise<void> {
-    const keys = this.categoryDefinitions(category, true).filter((d) => !d.readOnly).map((d) => d.key);
+    const defs = this.categoryDefinitions(category, true).filter((d) => !d.readOnly);
+    const keys = defs.map((d) => d.key);
+    const before = this.stored;
     await this.dataSource.getRepository(Setting).delete({ key: In(keys) });
     await this.reload(trace);
+    this.activity.changed(defs, before, this.stored, trace);
     this.logger.log({ event: 'settings_changed', category, keys, reset: true, user: actor, ...trace });
   }
 
@@ -251,50 +261,4 @@ export class SettingsService implements OnModuleInit {
   remoteAuthConfigured(): boolean {
     return this.remoteMethods.some((configured) => configured());
   }
-}
-
-/** Secrets may be strings or nested inside objects (per-provider client secrets): mask any string leaf named *secret* or *key*. */
-function maskSecrets(value: unknown): unknown {
-  if (typeof value === 'string') return value ? ENCRYPTED_PLACEHOLDER : '';
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, /secret|private_key/i.test(k) || typeof v === 'object' ? maskSecrets(v) : v]),
-    );
-  }
-  return value;
-}
-
-/** Writing "$encrypted$" back keeps the stored secret (AWX behaviour), at any depth. */
-function unmaskSecrets(key: string, value: unknown, current: unknown): unknown {
-  if (value === ENCRYPTED_PLACEHOLDER) return current;
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const cur = (current && typeof current === 'object' ? current : {}) as Record<string, unknown>;
-    const given = value as Record<string, unknown>;
-    // SPEC §7: a stored secret is never sent to a new address. Keeping "$encrypted$" while changing the
-    // issuer would hand the old provider's client secret to whoever the new issuer is.
-    const kept = Object.keys(given).find((k) => given[k] === ENCRYPTED_PLACEHOLDER);
-    if (kept && 'issuer' in given && given.issuer !== cur.issuer) {
-      throw FieldErrors.of(key, `${kept}: The issuer changed, so the stored ${kept} is not kept: send the secret for the new issuer.`);
-    }
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmaskSecrets(key, v, cur[k])]));
-  }
-  return value;
-}
-
-function encryptSecrets(value: unknown, box: SecretBox): unknown {
-  if (typeof value === 'string') return value ? box.encrypt(value) : value;
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, /secret|private_key/i.test(k) || typeof v === 'object' ? encryptSecrets(v, box) : v]),
-    );
-  }
-  return value;
-}
-
-function decryptSecrets(value: unknown, box: SecretBox): unknown {
-  if (typeof value === 'string') return box.decrypt(value);
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decryptSecrets(v, box)]));
-  }
-  return value;
 }

@@ -24,6 +24,7 @@ export function serializeApplication(app: Application, viewer: User, secret?: st
     url,
     related: {
       tokens: `${url}tokens/`,
+      activity_stream: `${url}activity_stream/`,
       user: `/api/v2/users/${app.userId}/`,
       ...(app.serviceAccountId ? { service_account: `/api/v2/users/${app.serviceAccountId}/` } : {}),
     },

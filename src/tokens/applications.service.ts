@@ -5,6 +5,7 @@ import { FieldErrors, NotFound, PermissionDenied } from '../common/errors';
 import { constantTimeEqual } from '../common/secret-box';
 import { Application, ClientType, GrantType } from './application.entity';
 import { ApplicationsRepository } from './applications.repository';
+import { TokenActivity } from './token-activity';
 import { SERVICE_ACCOUNT } from '../users/account-policy';
 import { cleanUsername } from '../users/usernames';
 import { UserEvents } from '../users/user-events';
@@ -43,6 +44,7 @@ export class ApplicationsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly users: UsersService,
     private readonly userEvents: UserEvents,
+    private readonly activity: TokenActivity,
   ) {}
 
   /**
@@ -106,6 +108,7 @@ export class ApplicationsService implements OnModuleInit {
       service_account_id: serviceAccountId,
       ...trace,
     });
+    this.activity.application('create', application, trace);
     return { application, secret };
   }
 
@@ -152,7 +155,9 @@ export class ApplicationsService implements OnModuleInit {
       throw new PermissionDenied();
     }
     this.logger.log({ event: 'application_updated', application_id: app.id, fields: Object.keys(input), ...trace });
-    return this.getOr404(app.id);
+    const updated = await this.getOr404(app.id);
+    this.activity.application('update', updated, trace, app);
+    return updated;
   }
 
   /**
@@ -163,6 +168,7 @@ export class ApplicationsService implements OnModuleInit {
     if (app.serviceAccountId) await this.deactivateServiceAccount(app.serviceAccountId, trace);
     await this.repository.delete(app.id);
     this.logger.log({ event: 'application_deleted', application_id: app.id, ...trace });
+    this.activity.application('delete', app, trace);
   }
 
   /** The service account a client-credentials application acts as: null when gone or not a service account. */

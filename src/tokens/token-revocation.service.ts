@@ -1,4 +1,5 @@
 import { AuthenticationRecord } from '../common/authentication-record';
+import { TokenActivity } from './token-activity';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
@@ -66,6 +67,7 @@ export class TokenRevocationService implements OnModuleInit {
     private readonly lastUsed: LastUsedBuffer,
     private readonly metrics: AuthMetrics,
     private readonly jobs: RevocationJobs,
+    private readonly activity: TokenActivity,
     private readonly record: AuthenticationRecord,
   ) {}
 
@@ -85,6 +87,8 @@ export class TokenRevocationService implements OnModuleInit {
   async revokeAccessToken(token: AccessToken, reason: string, trace: RequestTrace): Promise<void> {
     if (token.family) await this.revokeFamily(token.family, reason, trace, token.userId);
     else await this.deleteAccessToken(token.id, reason, trace, token.userId);
+    // A deletion through the API is the stream's `delete` of the token (SPEC §23).
+    if (reason.startsWith('api:')) await this.activity.token('delete', token, trace);
   }
 
   /** Only the access token (RFC 7009 revocation of an access token; the refresh token lives on). */

@@ -20,7 +20,7 @@ export function canChangeToken(viewer: User, token: AccessToken): boolean {
 /** AWX's token field set (SPEC §5) and `last_used_ip` (§15); `token` and `refresh_token` are masked after creation. */
 export function serializeToken(token: AccessToken, view: TokenView): Record<string, unknown> {
   const url = `/api/v2/tokens/${token.id}/`;
-  const related: Record<string, string> = { user: `/api/v2/users/${token.userId}/` };
+  const related: Record<string, string> = { user: `/api/v2/users/${token.userId}/`, activity_stream: `${url}activity_stream/` };
   const summary: Record<string, unknown> = {};
   if (token.user) {
     summary.user = { id: token.user.id, username: token.user.username, first_name: token.user.firstName, last_name: token.user.lastName };

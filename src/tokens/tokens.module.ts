@@ -1,4 +1,5 @@
 import { Inject, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { TokenActivity } from './token-activity';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AccessToken } from './access-token.entity';
@@ -34,7 +35,7 @@ import { TokensService } from './tokens.service';
   controllers: [TokensController, ApplicationsController],
   providers: [
     TokensRepository, AuthorizationCodesRepository, DeviceCodesRepository, ApplicationsRepository, ExpiringTokensRepository, TokenCleanUpRepository,
-    TokensService, TokenRevocationService, TokenRotationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, TokenResources,
+    TokenActivity, TokensService, TokenRevocationService, TokenRotationService, TokenExpiryNotices, RefreshTokensService, ApplicationsService, TokenResources,
     LastUsedBuffer, BearerStrategy,
   ],
   exports: [

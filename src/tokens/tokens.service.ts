@@ -1,3 +1,4 @@
+import { TokenActivity } from './token-activity';
 import { AuthenticationRecord } from '../common/authentication-record';
 import type { RequestClient } from '../common/client-ip';
 import { Injectable, Logger } from '@nestjs/common';
@@ -70,6 +71,7 @@ export class TokensService {
     private readonly metrics: AuthMetrics,
     private readonly policy: AccountPolicy,
     private readonly events: AuthenticationRecord,
+    private readonly activity: TokenActivity,
   ) {}
 
   /** Issues an access token (and a refresh token when asked), in the caller's transaction when it has one. */
@@ -133,8 +135,9 @@ export class TokensService {
       details: record.previousToken === undefined ? {} : { previous_token: record.previousToken },
     };
     // Written once the token's transaction commits (a rolled-back issue records nothing).
-    if (manager) afterCommit(manager, () => this.events.record(event));
-    else this.events.record(event);
+    const streamed = () => void this.activity.token('create', accessToken, opts.trace, { username: opts.user.username, application: opts.application ?? null });
+    if (manager) afterCommit(manager, () => (this.events.record(event), streamed()));
+    else (this.events.record(event), streamed());
     return { accessToken, token, refreshToken, refresh, expiresIn };
   }
 

@@ -54,3 +54,18 @@ export function managedChanges(user: User, input: Record<string, unknown>, metho
   }
   return errors;
 }
+
+/** A user's fields as a write gives them (the API's body, a command, a login's provisioning). */
+export interface UserInput {
+  username: string;
+  password: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  is_superuser: boolean;
+  is_system_auditor: boolean;
+  is_active: boolean;
+  account_expires: Date | null;
+  /** Set by the LDAP login only (the API's body has no such field). */
+  ldap_dn: string | null;
+}

@@ -23,7 +23,7 @@ export function canDeleteUser(viewer: User, target: User): boolean {
 /** AWX's UserSerializer field set (SPEC §8); the password reads "$encrypted$" and is omitted for external users. */
 export function serializeUser(user: User, view: UserView): Record<string, unknown> {
   const url = `/api/v2/users/${user.id}/`;
-  const related: Record<string, string> = { sessions: `${url}sessions/`, authentication_events: `${url}authentication_events/` };
+  const related: Record<string, string> = { sessions: `${url}sessions/`, authentication_events: `${url}authentication_events/`, activity_stream: `${url}activity_stream/` };
   if (view.oauth2Enabled) {
     related.tokens = `${url}tokens/`;
     related.personal_tokens = `${url}personal_tokens/`;

@@ -8,6 +8,7 @@ import { User } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { UserActivity } from './user-activity';
 import { LocalCredentialsService } from './local-credentials.service';
 import { LoginFailure } from './login-failure.entity';
 import { LoginThrottle } from './login-throttle.service';
@@ -35,7 +36,7 @@ import { LoginEvents } from './login-events';
 @Module({
   imports: [TypeOrmModule.forFeature([User, LoginFailure, RevocationJob, PasswordHistoryEntry]), SettingsModule],
   controllers: [UsersController, LoginLocksController],
-  providers: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility,
+  providers: [UsersRepository, UsersService, UserActivity, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility,
     CommonPasswords, PasswordHistoryRepository, PasswordRules, LoginLocksRepository, LoginLocksService, BreakGlass, InactiveAccounts, InactiveAccountsRepository, VisibleUser, LoginEvents],
   exports: [UsersRepository, UsersService, PasswordHasher, UserEvents, UserIdentities, LocalCredentialsService, LoginThrottle, AccountPolicy, RevocationJobs, LoginMethods, PasswordCheck, Provisioning, UserPresenter, UserVisibility, LoginLocksService, BreakGlass, InactiveAccounts, VisibleUser, LoginEvents],
 })

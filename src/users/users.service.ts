@@ -1,6 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { REQUIRED } from '../common/validation';
-import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { Transactions } from '../database/transactions';
 import { isUniqueViolation } from '../database/errors';
@@ -10,27 +10,16 @@ import { PasswordRules } from './password-rules.service';
 import { PasswordHistoryRepository } from './password-history.repository';
 import { SERVICE_ACCOUNT } from './account-policy';
 import { UserEvents } from './user-events';
+import { UserActivity } from './user-activity';
 import { User } from './user.entity';
 import { foldUsername, MAX_USERNAME, MAX_SUFFIX_TRIES, normalizeUsername, USERNAME, withNormalizedName, withSuffix } from './usernames';
-import { managedChanges, managedMessage } from './user-body';
+import { managedChanges, managedMessage, UserInput } from './user-body';
 import { UsersRepository, UserValues } from './users.repository';
 import { LoginMethods } from './login-methods';
 import { RequestTrace } from '../common/request-context';
 import type { VisibleUsers } from './user-visibility';
 
-export interface UserInput {
-  username: string;
-  password: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  is_superuser: boolean;
-  is_system_auditor: boolean;
-  is_active: boolean;
-  account_expires: Date | null;
-  /** Set by the LDAP login only (the API's body has no such field). */
-  ldap_dn: string | null;
-}
+export type { UserInput } from './user-body';
 
 @Injectable()
 export class UsersService {
@@ -45,6 +34,7 @@ export class UsersService {
     private readonly backends: LoginMethods,
     private readonly rules: PasswordRules,
     private readonly history: PasswordHistoryRepository,
+    private readonly activity: UserActivity,
   ) {}
 
   /** Several users at once (the maps' dry run); missing ids are left out. */
@@ -175,6 +165,7 @@ export class UsersService {
     });
     const user = await this.getOr404(id);
     this.logger.log({ event: 'user_created', user_id: user.id, username: user.username, ...trace });
+    this.activity.created(user, trace);
     return user;
   }
 
@@ -243,7 +234,9 @@ export class UsersService {
       this.logger.log({ event: 'password_changed', user_id: user.id, username: user.username, ...trace });
     }
     if (input.is_active === false && user.isActive) await this.events.emit({ type: 'deactivated', userId: user.id, trace });
-    return this.getOr404(user.id);
+    const after = await this.getOr404(user.id);
+    this.activity.updated(user, after, trace);
+    return after;
   }
 
   /**
@@ -264,6 +257,7 @@ export class UsersService {
     await this.events.emit({ type: 'deleted', userId: user.id, trace });
     await this.users.delete(user.id);
     this.logger.log({ event: 'user_deleted', user_id: user.id, username: user.username, ...trace });
+    this.activity.deleted(user, trace);
   }
 
   /**
