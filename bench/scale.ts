@@ -25,6 +25,8 @@ const BULK_PASSWORD = 'Many-rows-pass-1';
 const LOGIN_PAIRS = 100_000;
 /** SPEC §23: the authentication events' lists are measured with this many events (one in ten the bulk user's). */
 const AUTH_EVENTS = 1_000_000;
+/** SPEC §23: the activity stream's lists are measured with this many entries (one in ten touching the bulk user). */
+const STREAM_ENTRIES = 1_000_000;
 
 interface Line {
   what: string;
@@ -34,7 +36,7 @@ interface Line {
 export async function runScale(n: number, databases: string[]): Promise<void> {
   const all: Record<string, Line[]> = {};
   for (const kind of databases) all[kind] = await scaleDatabase(kind, n);
-  console.log(`scale benchmark: ${n} live sessions, ${Math.round(n * 0.4)} expired sessions, ${n} tokens for one user; ${AUTH_EVENTS} authentication events`);
+  console.log(`scale benchmark: ${n} live sessions, ${Math.round(n * 0.4)} expired sessions, ${n} tokens for one user; ${AUTH_EVENTS} authentication events, ${STREAM_ENTRIES} activity stream entries`);
   // Every measure of any database, in the order first seen (some are one database's own).
   const whats = [...new Set(databases.flatMap((d) => all[d].map((l) => l.what)))];
   console.log('measure'.padEnd(62) + databases.map((d) => d.padStart(16)).join(''));
@@ -85,8 +87,8 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
     await stop(child);
     const seedStart = performance.now();
     await withDatabase(kind, dir, mysql?.url, async (db) => {
-      await seedRows(db, kind === 'mysql', userId, { liveSessions: n, expiredSessions: Math.round(n * 0.4), tokens: n, loginPairs: LOGIN_PAIRS, authEvents: AUTH_EVENTS });
-      await db.query(kind === 'mysql' ? 'ANALYZE TABLE user_session, oauth2_access_token, authentication_event' : 'ANALYZE');
+      await seedRows(db, kind === 'mysql', userId, { liveSessions: n, expiredSessions: Math.round(n * 0.4), tokens: n, loginPairs: LOGIN_PAIRS, authEvents: AUTH_EVENTS, streamEntries: STREAM_ENTRIES });
+      await db.query(kind === 'mysql' ? 'ANALYZE TABLE user_session, oauth2_access_token, authentication_event, main_activitystream, main_activitystream_object' : 'ANALYZE');
       // MariaDB's lists at this size read from its buffer pool when it holds the indexes (docs/deployment.md).
       if (kind === 'mysql') out('MariaDB innodb_buffer_pool_size, MB', String((await count(db, 'SELECT @@innodb_buffer_pool_size DIV 1048576 AS n')) || '-'));
     });
@@ -132,6 +134,9 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
       ['/api/v2/job_templates/', admin, 0],
       ['/api/v2/authentication_events/', admin, AUTH_EVENTS],
       [`/api/v2/users/${userId}/authentication_events/`, admin, AUTH_EVENTS / 10],
+      ['/api/v2/activity_stream/', admin, STREAM_ENTRIES],
+      [`/api/v2/users/${userId}/activity_stream/`, admin, STREAM_ENTRIES / 10],
+      [`/api/v2/activity_stream/?user=${userId}`, admin, 0],
     ];
     for (const [path, headers, rows] of lists) {
       out(`${path} first page, median ms`, (await median(5, () => timed(`${url}${path}`, headers))).toFixed(1));
@@ -144,6 +149,7 @@ async function scaleDatabase(kind: string, n: number): Promise<Line[]> {
     // SPEC §23: a page of the events of the last ten minutes (of a million, one millisecond apart).
     const since = encodeURIComponent(new Date(Date.now() - 600_000).toISOString());
     out('/api/v2/authentication_events/ by time, first page, median ms', (await median(5, () => timed(`${url}/api/v2/authentication_events/?timestamp__gte=${since}`, admin))).toFixed(1));
+    out('/api/v2/activity_stream/ by time, first page, median ms', (await median(5, () => timed(`${url}/api/v2/activity_stream/?timestamp__gte=${since}`, admin))).toFixed(1));
 
     // Four clients page through sessions while a fifth pings.
     const pages = Math.floor(n / pageSize);

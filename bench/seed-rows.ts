@@ -25,6 +25,8 @@ export interface SeedCounts {
   pendingStates?: number;
   /** SPEC §23's authentication events: one in ten of `userId`, the rest of no user; one millisecond apart. */
   authEvents?: number;
+  /** SPEC §23's activity stream: user updates one millisecond apart, one in ten of `userId` (and made by them), the rest of user 1. */
+  streamEntries?: number;
 }
 
 /**
@@ -94,6 +96,18 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
     `SELECT ${minus(mysql, `'${text(now)}'`, n)}, 'login_failed', CASE WHEN MOD(${n}, 10) = 0 THEN ${userId} ELSE NULL END, NULL, NULL, NULL, 'seeded', ` +
     `'local', 'basic', 'wrong_password', NULL, NULL, '10.7.0.1', 'seeded', NULL, 'bench', '{}' ${from}`,
   );
+  await insertSequence(db, mysql, counts.streamEntries ?? 0, (n, from) =>
+    `INSERT INTO main_activitystream (timestamp, operation, object1, object2, object_association, object_type, action_node, changes, summary_fields, ` +
+    `actor_id, actor_username, actor_first_name, actor_last_name, setting_category, setting_name) ` +
+    `SELECT ${minus(mysql, `'${text(now)}'`, n)}, 'update', 'user', '', '', '', 'bench', '{"first_name": ["a", "b"]}', '{}', ` +
+    `CASE WHEN MOD(${n}, 10) = 0 THEN ${userId} ELSE NULL END, CASE WHEN MOD(${n}, 10) = 0 THEN 'bulk' ELSE NULL END, NULL, NULL, NULL, NULL ${from}`,
+  );
+  if (counts.streamEntries) {
+    await db.query(
+      `INSERT INTO main_activitystream_object (entry_id, kind, object_id) SELECT id, 'user', CASE WHEN actor_id IS NULL THEN 1 ELSE actor_id END ` +
+        `FROM main_activitystream WHERE action_node = 'bench'`,
+    );
+  }
   await insertSequence(db, mysql, counts.loginFailures ?? 0, (n, from) =>
     `INSERT INTO login_failure (username, client_ip, failures, pending, window_start) ` +
     `SELECT 'seeded', ${mysql ? `CONCAT('10.9.', ${n})` : `'10.9.' || ${n}`}, 1, 0, ${halfPast(n, ago(2 * day), `'${text(now)}'`)} ${from}`,

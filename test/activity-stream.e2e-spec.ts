@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ActivityRecord } from '../src/common/activity-record';
+import { AuthenticationRecord } from '../src/common/authentication-record';
 import { runManage } from './support/service-process';
 import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app';
 import { TEST_DB } from './support/test-db';
@@ -186,6 +187,30 @@ describe(`activity stream (SPEC §23, ${TEST_DB})`, () => {
       assert.ok(!everything.text.includes(secret), secret);
     }
     assert.ok(!everything.text.includes('$argon2') && !everything.text.includes('pbkdf2'));
+  });
+
+  it('records a rotation as create and delete, a revocation per token, a bulk one coalesced, and an application\'s tokens going with it', async () => {
+    const alice = basic('alice', 'Alice-pass-1');
+    const first = await t.http().post('/api/v2/tokens/').set('Authorization', alice).send({ description: 'rotating', scope: 'write' }).expect(201);
+    const rotated = await t.http().post(`/api/v2/tokens/${first.body.id}/rotate/`).set('Authorization', alice).send({}).expect(201);
+    const [deleted, created] = await entries('?object1=o_auth2_access_token&order_by=-id&page_size=2');
+    assert.deepEqual([created.operation, created.changes.id], ['create', rotated.body.id]);
+    assert.deepEqual([deleted.operation, deleted.changes.id, deleted.changes.token], ['delete', first.body.id, '************']);
+
+    for (let i = 0; i < 3; i++) await t.http().post('/api/v2/tokens/').set('Authorization', alice).send({ description: `bulk-${i}` }).expect(201);
+    await t.http().delete(`/api/v2/users/${ids.alice}/tokens/`).set('Authorization', alice).expect(204);
+    const bulk = await last('object1=o_auth2_access_token');
+    assert.equal(bulk.operation, 'delete');
+    assert.deepEqual(bulk.changes, { count: 4 });
+    assert.equal((bulk.summary_fields.o_auth2_access_token as unknown[]).length, 4);
+
+    const app = await t.http().post('/api/v2/applications/').set('Authorization', ADMIN).send({ name: 'Gone', client_type: 'public', authorization_grant_type: 'password', redirect_uris: '' }).expect(201);
+    await t.http().post(`/api/v2/applications/${app.body.id}/tokens/`).set('Authorization', ADMIN).send({ scope: 'read' }).expect(201);
+    await t.http().delete(`/api/v2/applications/${app.body.id}/`).set('Authorization', ADMIN).expect(204);
+    await t.app.get(AuthenticationRecord).flush();
+    const events = (await t.http().get('/api/v2/authentication_events/?reason=application_deleted').set('Authorization', ADMIN).expect(200)).body.results as Record<string, unknown>[];
+    assert.deepEqual(events.map((e) => [e.event, e.user, e.token, e.details]), [['token_revoked', 1, null, { count: 1 }]]);
+    assert.deepEqual((await last('object1=o_auth2_access_token')).changes, { count: 1 });
   });
 
   it('shows each reader what touches what they may read, not what they merely made; hidden entries 404', async () => {

@@ -237,7 +237,7 @@ describe(`log forwarding to rsyslog and an HTTPS receiver (SPEC §23, issue 61, 
   });
 
   it('sends one datagram per record over udp', async () => {
-    await patch({ LOG_AGGREGATOR_HOST: '127.0.0.1', LOG_AGGREGATOR_PORT: rsyslog.udpPort, LOG_AGGREGATOR_PROTOCOL: 'udp', LOG_AGGREGATOR_TYPE: 'other', LOG_AGGREGATOR_ENABLED: true, LOG_AGGREGATOR_TOWER_UUID: 'udp-1' }).expect(200);
+    await patch({ LOG_AGGREGATOR_HOST: '127.0.0.1', LOG_AGGREGATOR_PORT: rsyslog.udpPort, LOG_AGGREGATOR_PROTOCOL: 'udp', LOG_AGGREGATOR_TYPE: 'other', LOG_AGGREGATOR_ENABLED: true, LOG_AGGREGATOR_TOWER_UUID: 'udp-1', LOG_AGGREGATOR_LOGGERS: ['awx', 'authentication'] }).expect(200);
     await probe().expect(202);
     await t.http().get('/api/v2/me/').set('Authorization', basic('bob', 'not-Bob-pass-2')).expect(401);
     const got = await eventually(
@@ -258,6 +258,7 @@ describe(`log forwarding to rsyslog and an HTTPS receiver (SPEC §23, issue 61, 
       await patch({
         LOG_AGGREGATOR_HOST: `https://127.0.0.1:${trusted.port}/services/collector/event?channel=7`, LOG_AGGREGATOR_TYPE: 'splunk', LOG_AGGREGATOR_PROTOCOL: 'https',
         LOG_AGGREGATOR_PASSWORD: AGGREGATOR_PASSWORD, LOG_AGGREGATOR_USERNAME: 'unused', LOG_AGGREGATOR_ENABLED: true, LOG_AGGREGATOR_TCP_TIMEOUT: 1,
+        LOG_AGGREGATOR_LOGGERS: ['awx'],
       }).expect(200);
       await probe().expect(202);
       const [splunk] = await eventually(() => trusted.received, (r) => r.length === 1, 'the splunk record');
@@ -320,7 +321,7 @@ describe(`log forwarding to rsyslog and an HTTPS receiver (SPEC §23, issue 61, 
   it('drops and counts what neither memory nor the folder can hold, and says so in one warning once delivery works again', async () => {
     const notAFolder = join(dir, 'a-file');
     writeFileSync(notAFolder, 'x');
-    await tcpTo({ LOG_AGGREGATOR_ACTION_QUEUE_SIZE: 2, LOG_AGGREGATOR_MAX_DISK_USAGE_PATH: join(notAFolder, 'spool'), LOG_AGGREGATOR_TOWER_UUID: 'drop' });
+    await tcpTo({ LOG_AGGREGATOR_ACTION_QUEUE_SIZE: 2, LOG_AGGREGATOR_MAX_DISK_USAGE_PATH: join(notAFolder, 'spool'), LOG_AGGREGATOR_TOWER_UUID: 'drop', LOG_AGGREGATOR_LOGGERS: ['awx'] });
     const droppedBefore = await metric('svc_log_records_dropped_total');
     await rsyslog.stop();
     for (let i = 0; i < 5; i++) await probe().expect(400);
@@ -333,6 +334,27 @@ describe(`log forwarding to rsyslog and an HTTPS receiver (SPEC §23, issue 61, 
     assert.equal(got[2].dropped, 3);
     assert.ok(t.logs.some((line) => line.includes('"log_records_dropped"') && line.includes('"dropped":3')));
     await off();
+  });
+
+  it('sends one activity_stream record per entry as AWX\'s emit_activity_stream_change shapes it', async () => {
+    await tcpTo({ LOG_AGGREGATOR_LOGGERS: ['activity_stream'], LOG_AGGREGATOR_LEVEL: 'CRITICAL', LOG_AGGREGATOR_TOWER_UUID: 'stream' });
+    const org = await t.http().post('/api/v2/organizations/').set('Authorization', ADMIN).send({ name: 'forwarded-org' }).expect(201);
+    const [record] = await eventually(
+      () => tcpRecords((r) => r.tower_uuid === 'stream' && r.object1 === 'organization'),
+      (r) => r.length === 1,
+      'the organization\'s entry',
+    );
+    assert.equal(record.logger_name, 'awx.analytics.activity_stream');
+    assert.equal(record.level, 'INFO');
+    assert.equal(record.message, 'Activity Stream update entry for organization');
+    assert.deepEqual(record.changes, { name: 'forwarded-org', description: '', max_hosts: 0, id: org.body.id });
+    assert.equal(record.actor, 'admin');
+    assert.equal(record.operation, 'create');
+    assert.equal(record.object2, '');
+    assert.equal(record.relationship, '');
+    assert.deepEqual((record.summary_fields as Record_).organization, [{ id: org.body.id, name: 'forwarded-org', description: '' }]);
+    // The settings write that set the logger is recorded too, its secret-free value as the settings API reads it.
+    assert.ok(tcpRecords((r) => r.tower_uuid === 'stream' && r.logger_name === 'awx.analytics.activity_stream').every((r) => !JSON.stringify(r).includes(AGGREGATOR_PASSWORD)));
   });
 
   it('holds a throttled event until its lock is unlocked, with its final attempts; the lock\'s record goes at once', async () => {
@@ -378,7 +400,7 @@ describe(`log records at a SIGTERM (SPEC §23, ${TEST_DB})`, () => {
     try {
       await t.http().patch('/api/v2/settings/logging/').set('Authorization', ADMIN).send({
         LOG_AGGREGATOR_HOST: '127.0.0.1', LOG_AGGREGATOR_PORT: rsyslog.tcpPort, LOG_AGGREGATOR_PROTOCOL: 'tcp', LOG_AGGREGATOR_TYPE: 'other',
-        LOG_AGGREGATOR_ENABLED: true, LOG_AGGREGATOR_TCP_TIMEOUT: 1, LOG_AGGREGATOR_MAX_DISK_USAGE_PATH: spoolRoot, LOG_AGGREGATOR_TOWER_UUID: 'restart',
+        LOG_AGGREGATOR_ENABLED: true, LOG_AGGREGATOR_TCP_TIMEOUT: 1, LOG_AGGREGATOR_MAX_DISK_USAGE_PATH: spoolRoot, LOG_AGGREGATOR_TOWER_UUID: 'restart', LOG_AGGREGATOR_LOGGERS: ['awx'],
       }).expect(200);
       await rsyslog.stop();
       for (let i = 0; i < 4; i++) await t.http().post('/api/v2/settings/logging/test/').set('Authorization', ADMIN).expect(400);

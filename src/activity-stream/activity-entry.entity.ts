@@ -1,6 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { User } from '../users/user.entity';
-import { ActivityObject } from './activity-object.entity';
 
 /**
  * One entry of AWX's activity stream (SPEC §23, `main_activitystream`). No foreign key anywhere: an entry outlives
@@ -65,7 +64,4 @@ export class ActivityEntry {
 
   @Column({ name: 'setting_name', type: 'varchar', length: 255, nullable: true })
   settingName: string | null;
-
-  @OneToMany(() => ActivityObject, (o) => o.entry)
-  objects?: ActivityObject[];
 }

@@ -12,7 +12,7 @@ export class ActivityObject {
   @Column({ name: 'entry_id', type: 'integer' })
   entryId: number;
 
-  @ManyToOne(() => ActivityEntry, (e) => e.objects, { createForeignKeyConstraints: false })
+  @ManyToOne(() => ActivityEntry, { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'entry_id' })
   entry?: ActivityEntry;
 

@@ -72,7 +72,7 @@ export function kindFilters(query: QueryParams): { rest: QueryParams; filters: K
       throw new BadRequest(`${key.slice(0, 100)}: the stream is filtered on a ${head}'s id or ${kind.name} only.`);
     }
     filters.push({
-      sql: `EXISTS (SELECT 1 FROM main_activitystream_object ko WHERE ko.entry_id = e.id AND ko.kind = '${head}' AND ${on})`,
+      sql: `e.id IN (SELECT ko.entry_id FROM main_activitystream_object ko WHERE ko.kind = '${head}' AND ${on})`,
       params: { [`kf${n}`]: field === undefined || field === 'id' ? Number(value) : String(value) },
     });
   }

@@ -6,6 +6,8 @@ import { constantTimeEqual } from '../common/secret-box';
 import { Application, ClientType, GrantType } from './application.entity';
 import { ApplicationsRepository } from './applications.repository';
 import { TokenActivity } from './token-activity';
+import { TokensRepository } from './tokens.repository';
+import { AuthenticationRecord } from '../common/authentication-record';
 import { SERVICE_ACCOUNT } from '../users/account-policy';
 import { cleanUsername } from '../users/usernames';
 import { UserEvents } from '../users/user-events';
@@ -45,6 +47,8 @@ export class ApplicationsService implements OnModuleInit {
     private readonly users: UsersService,
     private readonly userEvents: UserEvents,
     private readonly activity: TokenActivity,
+    private readonly tokens: TokensRepository,
+    private readonly events: AuthenticationRecord,
   ) {}
 
   /**
@@ -166,7 +170,13 @@ export class ApplicationsService implements OnModuleInit {
    */
   async remove(app: Application, trace: RequestTrace): Promise<void> {
     if (app.serviceAccountId) await this.deactivateServiceAccount(app.serviceAccountId, trace);
+    // Its tokens go with it by a foreign key: read first, for one coalesced event and entry (SPEC §5, §23).
+    const tokens = await this.tokens.firstTokens({ applicationId: app.id });
     await this.repository.delete(app.id);
+    if (tokens.count) {
+      this.events.record({ event: 'token_revoked', user: tokens.oneUser === null ? null : { id: tokens.oneUser }, reason: 'application_deleted', method: 'api', trace, details: { count: tokens.count } });
+      this.activity.bulkDeleted(tokens.count, tokens.first, trace);
+    }
     this.logger.log({ event: 'application_deleted', application_id: app.id, ...trace });
     this.activity.application('delete', app, trace);
   }

@@ -13,7 +13,7 @@ import { AccessToken } from './access-token.entity';
 import { AuthorizationCodesRepository } from './authorization-codes.repository';
 import { LastUsedBuffer } from './last-used.buffer';
 import { CLEARTOKENS_BATCH, TokenCleanUpRepository } from './token-clean-up.repository';
-import { TokensRepository } from './tokens.repository';
+import { DeletedToken, TokensRepository } from './tokens.repository';
 import { RequestTrace } from '../common/request-context';
 
 export interface RevokedCounts {
@@ -87,31 +87,33 @@ export class TokenRevocationService implements OnModuleInit {
   async revokeAccessToken(token: AccessToken, reason: string, trace: RequestTrace): Promise<void> {
     if (token.family) await this.revokeFamily(token.family, reason, trace, token.userId);
     else await this.deleteAccessToken(token.id, reason, trace, token.userId);
-    // A deletion through the API is the stream's `delete` of the token (SPEC §23).
-    if (reason.startsWith('api:')) await this.activity.token('delete', token, trace);
   }
 
   /** Only the access token (RFC 7009 revocation of an access token; the refresh token lives on). */
   async deleteAccessToken(id: number, reason: string, trace: RequestTrace, userId?: number): Promise<number> {
-    const ids = await this.repository.deleteAccessTokens({ id });
-    this.accessTokensDeleted(ids, reason, trace, userId);
-    return ids.length;
+    const deleted = await this.repository.deleteAccessTokens({ id });
+    this.accessTokensDeleted(deleted, reason, trace, userId);
+    return deleted.length;
   }
 
   /** Every token of one grant: refresh tokens stamped revoked, access tokens deleted. */
   async revokeFamily(family: string, reason: string, trace: RequestTrace, userId?: number): Promise<RevokedCounts> {
     // Under the family's lock first: no token can be issued into it any more, however the requests raced.
-    const { accessTokenIds, refreshTokens } = await this.repository.revokeFamily(family, this.clock.now());
+    const revoked = await this.repository.revokeFamily(family, this.clock.now());
+    const refreshTokens = revoked.refreshTokens;
     this.metrics.tokensRevoked.inc(refreshTokens);
-    this.accessTokensDeleted(accessTokenIds, reason, trace, userId);
-    const accessTokens = accessTokenIds.length;
+    this.accessTokensDeleted(revoked.accessTokens, reason, trace, userId);
+    const accessTokens = revoked.accessTokens.length;
     this.logger.log({ event: 'token_family_revoked', family, reason, access_tokens: accessTokens, refresh_tokens: refreshTokens, ...trace });
     return { accessTokens, refreshTokens };
   }
 
   /** `userId`: whose tokens they are (one grant's, or one token: always one user's), for SPEC §23's events. */
-  private accessTokensDeleted(ids: number[], reason: string, trace: RequestTrace, userId?: number): void {
-    if (!ids.length) return;
+  private accessTokensDeleted(deleted: DeletedToken[], reason: string, trace: RequestTrace, userId?: number): void {
+    if (!deleted.length) return;
+    const ids = deleted.map((t) => t.id);
+    // The stream's `delete` of each (SPEC §5: one token, a family's live ones, a refresh's old one).
+    for (const token of deleted) void this.activity.token('delete', token, trace);
     const said = revokedReason(reason);
     for (const tokenId of said === null ? [] : ids) {
       this.record.record({ event: 'token_revoked', user: userId === undefined ? null : { id: userId }, reason: said, tokenId, method: methodOf(reason), trace });
@@ -127,17 +129,21 @@ export class TokenRevocationService implements OnModuleInit {
    * compares with the token's creation, plus a clean-up job that deletes the rows afterwards in batches.
    */
   async revokeForUser(userId: number, reason: string, trace: RequestTrace): Promise<void> {
+    const bulk = await this.repository.firstTokens({ userId });
     await this.cutOff(userId, reason);
+    this.activity.bulkDeleted(bulk.count, bulk.first, trace);
     // One event for the bulk revocation (SPEC §5, §23), whatever the number of tokens.
-    this.record.record({ event: 'token_revoked', user: { id: userId }, reason: revokedReason(reason), method: methodOf(reason), trace, details: { all_of_user: true } });
+    this.record.record({ event: 'token_revoked', user: { id: userId }, reason: revokedReason(reason), method: methodOf(reason), trace, details: { count: bulk.count } });
     this.logger.log({ event: 'user_tokens_revoked', user_id: userId, reason, ...trace });
   }
 
   /** Every token in the system (superuser API, `revoke_oauth2_tokens --all`): the system cut-off, then clean-up. */
   async revokeAll(reason: string, trace: RequestTrace): Promise<void> {
+    const bulk = await this.repository.firstTokens({});
     await this.cutOff(null, reason);
+    this.activity.bulkDeleted(bulk.count, bulk.first, trace);
     this.logger.log({ event: 'all_tokens_revoked', reason, ...trace });
-    this.record.record({ event: 'token_revoked', reason: revokedReason(reason), method: methodOf(reason), trace, details: { all: true } });
+    this.record.record({ event: 'token_revoked', user: bulk.oneUser === null ? null : { id: bulk.oneUser }, reason: revokedReason(reason), method: methodOf(reason), trace, details: { count: bulk.count } });
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { RequestClient } from '../common/client-ip';
+import { TokenActivity } from './token-activity';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuthMetrics } from '../common/auth-metrics';
 import { Clock } from '../common/clock';
@@ -40,6 +41,7 @@ export class TokenRotationService {
     private readonly lastUsed: LastUsedBuffer,
     private readonly metrics: AuthMetrics,
     private readonly clock: Clock,
+    private readonly activity: TokenActivity,
   ) {}
 
   /**
@@ -72,6 +74,8 @@ export class TokenRotationService {
       await this.repository.deleteAccessTokens({ id: token.id }, manager);
       return { issued, repointed };
     });
+    // A rotation is the new token's `create` (issue records it) and the old one's `delete` (SPEC §5).
+    await this.activity.token('delete', token, trace);
     this.lastUsed.forget([token.id]);
     this.metrics.tokensRevoked.inc();
     this.logger.log({

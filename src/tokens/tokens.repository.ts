@@ -15,6 +15,9 @@ import { RefreshToken } from './refresh-token.entity';
 import { RevocationCutoff } from './revocation-cutoff.entity';
 import { CLEARTOKENS_BATCH, TokenCleanUpRepository } from './token-clean-up.repository';
 
+/** What a deleted access token was, as the stream records it. */
+export type DeletedToken = Pick<AccessToken, 'id' | 'userId' | 'applicationId' | 'description' | 'scope'>;
+
 export interface BearerLookup {
   token: AccessToken & { user: User };
   systemCutoff: Date | null;
@@ -127,11 +130,26 @@ export class TokensRepository {
   }
 
   /** Deletes the access tokens of one id or one family; the ids it deleted. */
-  async deleteAccessTokens(where: { id: number } | { family: string }, manager: EntityManager = this.dataSource.manager): Promise<number[]> {
+  /** Deletes one token or a family's; what each deleted token was (the stream's `delete` entries, SPEC §5). */
+  async deleteAccessTokens(where: { id: number } | { family: string }, manager: EntityManager = this.dataSource.manager): Promise<DeletedToken[]> {
     const repo = manager.getRepository(AccessToken);
-    const ids = (await repo.find({ select: { id: true }, where })).map((t) => t.id);
-    if (ids.length) await repo.delete({ id: In(ids) });
-    return ids;
+    const rows = await repo.find({ select: { id: true, userId: true, applicationId: true, description: true, scope: true }, where });
+    if (rows.length) await repo.delete({ id: In(rows.map((t) => t.id)) });
+    return rows;
+  }
+
+  /**
+   * How many access tokens one user holds (`userId`), one application has (`applicationId`) or there are (`{}`),
+   * the first 100 by id (a bulk revocation's entry), and whether they are one user's.
+   */
+  async firstTokens(where: { userId: number } | { applicationId: number } | Record<string, never>): Promise<{ count: number; first: DeletedToken[]; oneUser: number | null }> {
+    const repo = this.dataSource.getRepository(AccessToken);
+    const users = await repo.createQueryBuilder('t').select('DISTINCT t.user_id', 'user').where(where).limit(2).getRawMany<{ user: number }>();
+    const [count, first] = await Promise.all([
+      repo.count({ where }),
+      repo.find({ select: { id: true, userId: true, applicationId: true, description: true, scope: true }, where, order: { id: 'ASC' }, take: 100 }),
+    ]);
+    return { count, first, oneUser: users.length === 1 ? Number(users[0].user) : null };
   }
 
   /**
@@ -174,13 +192,13 @@ export class TokensRepository {
   }
 
   /** In one transaction, under the family's lock: the family marked revoked, its refresh tokens stamped, its access tokens deleted. */
-  revokeFamily(family: string, now: Date): Promise<{ accessTokenIds: number[]; refreshTokens: number }> {
+  revokeFamily(family: string, now: Date): Promise<{ accessTokens: DeletedToken[]; refreshTokens: number }> {
     return this.transactions.run(async (manager) => {
       await this.lockFamily(manager, family);
       await manager.query('UPDATE oauth2_token_family SET revoked_at = ? WHERE family = ?', [this.prepared.date(now), family]);
       const stamped = await manager.getRepository(RefreshToken).update({ family, revokedAt: IsNull() }, { revokedAt: now, modified: now });
-      const accessTokenIds = await this.deleteAccessTokens({ family }, manager);
-      return { accessTokenIds, refreshTokens: stamped.affected ?? 0 };
+      const accessTokens = await this.deleteAccessTokens({ family }, manager);
+      return { accessTokens, refreshTokens: stamped.affected ?? 0 };
     });
   }
 
