@@ -53,6 +53,21 @@ describe('two service processes on one database', () => {
     await request(b.url).get('/api/v2/me/').set('Authorization', basic('mover', 'Mover-pass-2')).expect(200);
   });
 
+  it('what node A records (SPEC §23: the stream and the events) every node lists, with the node that made it', async () => {
+    const made = await request(a.url).post('/api/v2/organizations/').set('Authorization', admin).send({ name: 'recorded-on-a' }).expect(201);
+    await request(a.url).get('/api/v2/me/').set('Authorization', basic('admin', 'not-the-password')).expect(401);
+    const deadline = Date.now() + 60000;
+    let entries: { action_node: string; operation: string }[] = [];
+    let events: { event: string; action_node: string }[] = [];
+    while ((entries.length === 0 || events.length === 0) && Date.now() < deadline) {
+      entries = (await request(b.url).get('/api/v2/activity_stream/?organization__name=recorded-on-a').set('Authorization', admin).expect(200)).body.results;
+      events = (await request(b.url).get('/api/v2/authentication_events/?event=login_failed&username=admin').set('Authorization', admin).expect(200)).body.results;
+      if (entries.length === 0 || events.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(entries.map((e) => [e.operation, e.action_node]), [['create', made.headers['x-api-node']]]);
+    assert.equal(events[0]?.action_node, made.headers['x-api-node']);
+  });
+
   it('login failures counted on node A throttle the pair on node B', async () => {
     await request(a.url).post('/api/v2/users/').set('Authorization', admin).send({ username: 'target', password: 'Target-pass-1' }).expect(201);
     for (let i = 0; i < 5; i++) await request(a.url).get('/api/v2/me/').set('Authorization', basic('target', 'guess')).expect(401);
