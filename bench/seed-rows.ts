@@ -107,6 +107,8 @@ export async function seedRows(db: SqlRunner, mysql: boolean, userId: number, co
       `INSERT INTO main_activitystream_object (entry_id, kind, object_id) SELECT id, 'user', CASE WHEN actor_id IS NULL THEN 1 ELSE actor_id END ` +
         `FROM main_activitystream WHERE action_node = 'bench'`,
     );
+    // Each user's own list: the user touched (the bulk user is also the actor of its entries).
+    await db.query(`INSERT INTO main_activitystream_object (entry_id, kind, object_id) SELECT entry_id, 'user_list', object_id FROM main_activitystream_object WHERE kind = 'user'`);
   }
   await insertSequence(db, mysql, counts.loginFailures ?? 0, (n, from) =>
     `INSERT INTO login_failure (username, client_ip, failures, pending, window_start) ` +

@@ -105,4 +105,31 @@ describe('the login notice and its acknowledgement in Chromium (SPEC §22)', () 
       await context.close();
     }
   });
+
+  it('shows the previous login and the failed attempts since on the profile page after each login (SPEC §22, AC-9)', async () => {
+    await t.createUser('paula', 'Paula-pass-1');
+    const context = await routedContext(browser, t);
+    try {
+      const page = await context.newPage();
+      const logIn = async () => {
+        await page.goto(`${t.url}/api/login/`);
+        await page.getByLabel('Username').fill('paula');
+        await page.getByLabel('Password').fill('Paula-pass-1');
+        await page.getByLabel('I acknowledge the notice').check();
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.waitForURL('**/accounts/profile/**');
+      };
+      await logIn();
+      assert.equal(await page.locator('#previous-login[role="status"]').innerText(), 'This is your first login. 0 failed login attempts since then.');
+      const first = (await t.http().get('/api/v2/users/?username=paula').set('Authorization', basic('admin', ADMIN_PASSWORD)).expect(200)).body.results[0].last_login as string;
+      await page.getByRole('button', { name: 'Log out' }).click();
+      for (let i = 0; i < 2; i++) await t.http().get('/api/v2/me/').set('Authorization', basic('paula', 'wrong-password')).expect(401);
+      await logIn();
+      const line = await page.locator('#previous-login[role="status"]').innerText();
+      assert.equal(line, `Previous login: ${first} from 127.0.0.1. 2 failed login attempts since then.`);
+      await screenshot(page, 'previous-login');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -8,7 +8,7 @@ import { ADMIN_PASSWORD, basic, startTestApp, TestApp } from './support/test-app
 const DJANGO_HASH = 'pbkdf2_sha256$260000$q1W2e3R4t5Y6$b1E+JRdLxlP9Z4g0E3MEqWB+0wCDWENtXmXPzmWBSPA=';
 const FIELDS = [
   'id', 'type', 'url', 'related', 'summary_fields', 'created', 'modified', 'username', 'first_name', 'last_name',
-  'email', 'is_active', 'is_superuser', 'is_system_auditor', 'password', 'last_login', 'external_account', 'ldap_dn', 'auth', 'login_locked',
+  'email', 'is_active', 'is_superuser', 'is_system_auditor', 'password', 'last_login', 'previous_login', 'external_account', 'ldap_dn', 'auth', 'login_locked',
   'account_expires', 'break_glass',
 ];
 

@@ -37,13 +37,15 @@ export const ACTIVITY_STREAM_LIST: ListSpec = {
 
 /** One condition on the touched objects: `kind=N`, `kind__id=N`, `kind__<name field>=text`, `setting__category|name=`. */
 export interface KindFilter {
+  /** On the entry (`setting__…`), or on one object row joined as `ko` (a touched object). */
   sql: string;
   params: Record<string, unknown>;
+  kind?: string;
 }
 
 /**
- * Takes the touched-object filters out of `query` (the list language reads the rest) and turns each into an
- * EXISTS over the entry's objects: AWX's many-to-many fields of the stream.
+ * Takes the touched-object filters out of `query` (the list language reads the rest) and turns each into a
+ * condition on one joined object row (an entry touches at most one object of a kind): AWX's many-to-many fields.
  */
 export function kindFilters(query: QueryParams): { rest: QueryParams; filters: KindFilter[] } {
   const rest: QueryParams = {};
@@ -72,7 +74,8 @@ export function kindFilters(query: QueryParams): { rest: QueryParams; filters: K
       throw new BadRequest(`${key.slice(0, 100)}: the stream is filtered on a ${head}'s id or ${kind.name} only.`);
     }
     filters.push({
-      sql: `e.id IN (SELECT ko.entry_id FROM main_activitystream_object ko WHERE ko.kind = '${head}' AND ${on})`,
+      kind: head,
+      sql: `ko.kind = '${head}' AND ${on}`,
       params: { [`kf${n}`]: field === undefined || field === 'id' ? Number(value) : String(value) },
     });
   }

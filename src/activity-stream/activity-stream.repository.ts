@@ -6,6 +6,9 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ActivityEntry } from './activity-entry.entity';
 import { ActivityObject } from './activity-object.entity';
 
+/** The object rows that make each user's list (`/api/v2/users/N/activity_stream/`), beside the `user` rows. */
+export const USER_LIST = 'user_list';
+
 /** Told of each entry once written (the log forwarder's `activity_stream` logger, SPEC §23). */
 export type ActivityListener = (entry: ActivityEntry) => void;
 
@@ -50,7 +53,10 @@ export class ActivityStreamRepository {
           settingName: e.setting?.name ?? null,
         };
         const id = Number((await manager.insert(ActivityEntry, row)).identifiers[0]?.id);
-        const objects = e.objects.map((o) => ({ entryId: id, kind: o.kind, objectId: o.id }));
+        const objects = e.objects.map((o) => ({ entryId: id, kind: o.kind as string, objectId: o.id }));
+        // A user's own list (the entries touching them or made by them) as one index range: a row per user in it.
+        const listed = new Set([...e.objects.filter((o) => o.kind === 'user').map((o) => o.id), ...(e.actor ? [e.actor.id] : [])]);
+        for (const userId of listed) objects.push({ entryId: id, kind: USER_LIST, objectId: userId });
         if (objects.length) await manager.createQueryBuilder().insert().into(ActivityObject).values(objects).updateEntity(false).execute();
         written.push({ ...row, id } as ActivityEntry);
       }

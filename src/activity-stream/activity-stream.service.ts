@@ -11,7 +11,8 @@ import { readsEverything } from '../users/user-list';
 import { VisibleUser } from '../users/visible-user';
 import type { ActivityEntry } from './activity-entry.entity';
 import { ACTIVITY_STREAM_LIST, activityEntry, kindFilters, STREAM_KINDS } from './activity-stream-list';
-import { ActivityStreamRepository } from './activity-stream.repository';
+import { ActivityStreamRepository, USER_LIST } from './activity-stream.repository';
+import { ActivityObject } from './activity-object.entity';
 
 /** The read scope's standing: the scopes read only whether the viewer is a superuser or reads everything. */
 const standingOf = (viewer: Account) => new Standing(viewer, [], true);
@@ -47,11 +48,9 @@ export class ActivityStreamService {
   visibleQuery(viewer: Account, of?: { kind: StreamKind; id: number }): SelectQueryBuilder<ActivityEntry> {
     const qb = this.repository.listQuery();
     if (of) {
-      // The ids from the objects' index (kind, object, entry), so a count reads that index rather than every entry.
-      const touched = `SELECT po.entry_id FROM main_activitystream_object po WHERE po.kind = '${of.kind}' AND po.object_id = :ofId`;
-      // A user's list also has what the user did (AWX: the entries they are the actor of).
-      const ids = of.kind === 'user' ? `${touched} UNION SELECT pa.id FROM main_activitystream pa WHERE pa.actor_id = :ofId` : touched;
-      qb.andWhere(`e.id IN (${ids})`, { ofId: of.id });
+      // A join on the objects' index (kind, object, entry): a page and its count are one index range. A user's
+      // list also has what the user did (AWX: the entries they are the actor of), kept as its own rows.
+      qb.innerJoin(ActivityObject, 'po', 'po.entry_id = e.id').andWhere('po.kind = :ofKind AND po.object_id = :ofId', { ofKind: of.kind === 'user' ? USER_LIST : of.kind, ofId: of.id });
     }
     if (!readsEverything(viewer)) qb.andWhere(readableObjects(viewer), { viewerId: viewer.id });
     return qb;
@@ -60,7 +59,10 @@ export class ActivityStreamService {
   async page(viewer: Account, query: QueryParams, path: string, of?: { kind: StreamKind; id: number }) {
     const { rest, filters } = kindFilters(query);
     const qb = this.visibleQuery(viewer, of);
-    for (const f of filters) qb.andWhere(f.sql, f.params);
+    filters.forEach((f, i) => {
+      if (f.kind) qb.innerJoin(ActivityObject, `ko${i}`, `ko${i}.entry_id = e.id`);
+      qb.andWhere(f.kind ? f.sql.replace(/\bko\./g, `ko${i}.`) : f.sql, f.params);
+    });
     return queryPage(qb, ACTIVITY_STREAM_LIST, rest, path, viewer, (rows) => rows.map(entryOf));
   }
 

@@ -38,6 +38,7 @@ export class AuthenticationEventsRetention {
       removed += count;
       if (count < RETENTION_BATCH) break;
     }
+    if (removed) await this.repository.forgetPreviousLoginsBefore(before);
     return removed;
   }
 }

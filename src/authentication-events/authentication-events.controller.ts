@@ -11,7 +11,7 @@ import { AuthenticationEventsService } from './authentication-events.service';
  * those of the members of the organizations they administer or audit.
  */
 /** Every route of the events, under `api/v2` (each read-only: readOnlyRoutes answers the writes). */
-export const AUTHENTICATION_EVENT_PATHS = ['authentication_events', 'authentication_events/:id', 'users/:id/authentication_events', 'me/authentication_events'];
+export const AUTHENTICATION_EVENT_PATHS = ['authentication_events', 'authentication_events/:id', 'users/:id/authentication_events', 'me/authentication_events', 'me/login_notice'];
 
 @Controller('api/v2')
 export class AuthenticationEventsController {
@@ -41,5 +41,11 @@ export class AuthenticationEventsController {
   @Get('me/authentication_events')
   mine(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
     return this.events.page(principal.user, query, '/api/v2/me/authentication_events/', principal.user.id);
+  }
+
+  /** SPEC §22 (AC-9): the previous login and the failed attempts since, for the caller. */
+  @Get('me/login_notice')
+  loginNotice(@CurrentPrincipal() principal: Principal) {
+    return this.events.loginNotice(principal);
   }
 }

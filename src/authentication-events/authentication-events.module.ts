@@ -19,7 +19,7 @@ import { AuthenticationEventsService } from './authentication-events.service';
   imports: [TypeOrmModule.forFeature([AuthenticationEvent]), SettingsModule, UsersModule],
   controllers: [AuthenticationEventsController, readOnlyRoutes('api/v2', AUTHENTICATION_EVENT_PATHS)],
   providers: [AuthenticationEventsRepository, AuthenticationEventsService, AuthenticationEventsRetention],
-  exports: [AuthenticationEventsRetention, AuthenticationEventsRepository],
+  exports: [AuthenticationEventsRetention, AuthenticationEventsRepository, AuthenticationEventsService],
 })
 export class AuthenticationEventsModule implements OnModuleInit {
   constructor(

@@ -114,4 +114,33 @@ export class AuthenticationEventsRepository implements AuthEventSink {
     if (!ids.length) return 0;
     return (await this.dataSource.getRepository(AuthenticationEvent).delete({ id: In(ids) })).affected ?? ids.length;
   }
+
+  /** SPEC §22: a user's `previous_login` reads the events that are kept; one older than the oldest kept is forgotten. */
+  async forgetPreviousLoginsBefore(before: Date): Promise<void> {
+    await this.dataSource.createQueryBuilder().update(User).set({ previousLoginAt: null }).where('previous_login_at < :before', { before }).execute();
+  }
+
+  /** The `login_succeeded` a session's login wrote (SPEC §23), or null. */
+  async loginEventOfSession(sessionId: number): Promise<number | null> {
+    const rows: { id: number | null }[] = await this.dataSource.createQueryBuilder().select('s.login_event_id', 'id').from('user_session', 's').where('s.id = :sessionId', { sessionId }).getRawMany();
+    return rows[0]?.id ?? null;
+  }
+
+  /** A user's `login_succeeded` events, newest first: the one with `id` (or the latest), and the one before it. */
+  async loginsOf(userId: number, loginId: number | null): Promise<[AuthenticationEvent | null, AuthenticationEvent | null]> {
+    const logins = () => this.listQuery().where('e.user_id = :userId', { userId }).andWhere("e.event = 'login_succeeded'").orderBy('e.id', 'DESC');
+    const login = await (loginId === null ? logins() : logins().andWhere('e.id = :loginId', { loginId })).getOne();
+    if (!login) return [null, null];
+    return [login, await logins().andWhere('e.id < :before', { before: login.id }).getOne()];
+  }
+
+  /** The failed attempts of a user's name between two events' ids (a `throttled` event counts its `attempts`). */
+  async failuresBetween(userId: number, afterId: number, beforeId: number): Promise<number> {
+    const failures = () =>
+      this.dataSource.getRepository(AuthenticationEvent).createQueryBuilder('e')
+        .where('e.user_id = :userId AND e.id > :afterId AND e.id < :beforeId', { userId, afterId, beforeId }).andWhere("e.event = 'login_failed'");
+    const plain = await failures().andWhere("(e.reason IS NULL OR e.reason <> 'throttled')").getCount();
+    const throttled = await failures().andWhere("e.reason = 'throttled'").select('e.details', 'details').getRawMany<{ details: string }>();
+    return throttled.reduce((sum, row) => sum + (Number((JSON.parse(row.details) as { attempts?: unknown }).attempts) || 1), plain);
+  }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SelectQueryBuilder } from 'typeorm';
 import { queryPage } from '../common/list-query/list-page';
-import type { Account } from '../common/principal';
+import type { Account, Principal } from '../common/principal';
 import { auditedUsersScope } from '../organizations/scopes';
 import { readsEverything } from '../users/user-list';
 import { AuthenticationEvent } from './authentication-event.entity';
@@ -24,6 +24,18 @@ export class AuthenticationEventsService {
 
   page(viewer: Account, query: Record<string, unknown>, path: string, userId?: number) {
     return queryPage(this.visibleQuery(viewer, userId), AUTH_EVENT_LIST, query, path, viewer, (rows) => rows.map(entryOf));
+  }
+
+  /**
+   * SPEC §22's `GET /api/v2/me/login_notice/`: the login that made the calling session (for other callers the
+   * user's latest), the one before it, and the failed attempts between the two.
+   */
+  async loginNotice(principal: Principal): Promise<Record<string, unknown>> {
+    const user = principal.user;
+    const sessionLogin = principal.method === 'session' && principal.credentialId ? await this.repository.loginEventOfSession(principal.credentialId) : null;
+    const [login, previous] = await this.repository.loginsOf(user.id, sessionLogin);
+    const failed = login ? await this.repository.failuresBetween(user.id, previous?.id ?? 0, login.id) : 0;
+    return { login: login ? entryOf(login) : null, previous_login: previous ? entryOf(previous) : null, failed_since_previous: failed };
   }
 
   async one(viewer: Account, id: number): Promise<Record<string, unknown> | null> {

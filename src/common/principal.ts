@@ -30,6 +30,8 @@ export interface Account {
   /** SPEC §22's inactivity period runs from the latest of `created`, these two (null: none yet). */
   lastLoginEventAt: Date | null;
   reactivatedAt: Date | null;
+  /** SPEC §22's `previous_login`: the login before the latest. */
+  previousLoginAt: Date | null;
   created: Date;
   modified: Date;
   lastLogin: Date | null;

@@ -189,6 +189,8 @@ export class TokenEndpointModel {
           await this.deps.record.within(manager, {
             event: 'login_succeeded', user: user.entity, source: user.passwordLogin, method: 'password_grant',
             tokenId: made.accessToken.id, ipAddress: this.clientIp, userAgent: this.userAgent, trace: this.trace,
+            // The instant the login was recorded on the user (its `previous_login` reads the same time).
+            at: user.entity.lastLoginEventAt ?? undefined,
           });
         }
         return made;

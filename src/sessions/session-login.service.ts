@@ -41,7 +41,7 @@ export class SessionLogin {
     await this.endPresented(req, 'logged_out');
     const how = opts.secondStep ? 'second_step' : method === 'session' ? 'form' : 'sso';
     const created = await this.sessions.create(user, limitsOf(req), userAgentOf(req), trace, { ...opts, method: how, login: true });
-    await this.users.recordLogin(user);
+    await this.users.recordLogin(user, created.session.created);
     this.cookies.writeSession(res, created.token, created.timeoutSeconds);
     this.cookies.writeLogin(res, user);
     this.csrf.ensureCookie(req, res, true);

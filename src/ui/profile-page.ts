@@ -16,6 +16,18 @@ export interface ProfilePageModel {
   now: Date;
   /** Users whose login method proves a password manage their second factors here (SPEC §16); SSO users verify at their provider. */
   showSecurity: boolean;
+  /** SPEC §22 (AC-9), for a session's visit: the login before this session's, and the failed attempts since. */
+  previousLogin?: { at: string; address: string | null } | null;
+  failedSincePrevious?: number;
+}
+
+/** SPEC §22's notice: the previous login's time (as the API gives it) and address, and the failures since. */
+function previousLoginNotice(model: ProfilePageModel): string {
+  if (model.previousLogin === undefined) return '';
+  const previous = model.previousLogin;
+  const said = previous ? `Previous login: ${previous.at}${previous.address ? ` from ${previous.address}` : ''}.` : 'This is your first login.';
+  const failed = model.failedSincePrevious ?? 0;
+  return `<p id="previous-login" class="status" role="status">${escapeHtml(said)} ${failed} failed login attempts since then.</p>`;
 }
 
 /**
@@ -35,7 +47,7 @@ export function renderProfilePage(model: ProfilePageModel): string {
     topbar(model.csrfToken) +
     `<div class="page" id="page" data-user-id="${model.user.id}"${timeout}${expiry}>` +
     '<div id="session-notice" class="notice" role="alert"></div>' +
-    `<main id="profile">${identity(model.user, model.account)}` +
+    `<main id="profile">${previousLoginNotice(model)}${identity(model.user, model.account)}` +
     tabSet('Account', tabs) +
     '<noscript><p class="alert">The token and session lists need JavaScript.</p></noscript>' +
     '</main></div>' +

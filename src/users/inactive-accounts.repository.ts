@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SERVICE_ACCOUNT } from './account-policy';
 import { User } from './user.entity';
+import { shiftPreviousLogin } from './previous-login';
 
 /** How many users one pass of the inactivity sweep reads at most (the next pass takes the rest). */
 export const INACTIVITY_SWEEP_BATCH = 1000;
@@ -14,7 +15,10 @@ export class InactiveAccountsRepository {
 
   /** A login that is not a browser session's (the password grant): the time the period counts from. */
   async recordLogin(id: number, at: Date): Promise<void> {
-    await this.dataSource.getRepository(User).update({ id }, { lastLoginEventAt: at });
+    await this.dataSource.transaction(async (manager) => {
+      await shiftPreviousLogin(manager, id);
+      await manager.getRepository(User).update({ id }, { lastLoginEventAt: at });
+    });
   }
 
   /**

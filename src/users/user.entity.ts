@@ -73,6 +73,10 @@ export class User implements Account {
   @Column({ name: 'last_login_event_at', type: 'datetime', precision: 3, nullable: true })
   lastLoginEventAt: Date | null;
 
+  /** SPEC §22's `previous_login`: the login before the latest (each login moves `last_login_event_at` here). */
+  @Column({ name: 'previous_login_at', type: 'datetime', precision: 3, nullable: true })
+  previousLoginAt: Date | null;
+
   @Column({ name: 'reactivated_at', type: 'datetime', precision: 3, nullable: true })
   reactivatedAt: Date | null;
 

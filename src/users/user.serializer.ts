@@ -48,6 +48,7 @@ export function serializeUser(user: User, view: UserView): Record<string, unknow
     is_system_auditor: user.isSystemAuditor,
     password: '$encrypted$',
     last_login: user.lastLogin ? isoTime(user.lastLogin) : null,
+    previous_login: user.previousLoginAt ? isoTime(user.previousLoginAt) : null,
     external_account: user.externalAccount,
     ldap_dn: user.ldapDn ?? '',
     auth: view.auth ?? [],

@@ -8,6 +8,7 @@ import { FRONT_DOOR_FACT_COLUMNS, keepFrontDoorFacts } from './front-door-facts'
 import { LoginFailure } from './login-failure.entity';
 import { RevocationJob } from './revocation-job.entity';
 import { User } from './user.entity';
+import { shiftPreviousLogin } from './previous-login';
 
 /** A (username, client address) pair's throttle counter. */
 export interface ThrottleRow {
@@ -16,8 +17,7 @@ export interface ThrottleRow {
   pending: number;
   windowStart: Date;
   /** SPEC §22: when the pair's lock ends (set by its locking failure); null before it locks, or for -1. */
-  lockedUntil: Date | null;
-  lockedIndefinitely: boolean;
+  lockedUntil: Date | null; lockedIndefinitely: boolean;
 }
 
 /**
@@ -129,9 +129,9 @@ export class UsersRepository {
     await this.users.update({ id, password: verified }, { password: upgraded });
   }
 
-  /** In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here. */
+  /** In a transaction that is retried on a deadlock (logins racing on several Galera members conflict here). */
   async recordLogin(manager: EntityManager, id: number, at: Date): Promise<void> {
-    await manager.getRepository(User).update({ id }, { lastLogin: at, lastLoginEventAt: at });
+    await shiftPreviousLogin(manager, id).then(() => manager.getRepository(User).update({ id }, { lastLogin: at, lastLoginEventAt: at }));
   }
 
   /**

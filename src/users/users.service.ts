@@ -108,8 +108,8 @@ export class UsersService {
     return user;
   }
 
-  async recordLogin(user: User): Promise<void> {
-    const now = this.clock.now();
+  /** `now`: the login's instant, its `login_succeeded` event's, so `last_login` and `previous_login` read as the events do. */
+  async recordLogin(user: User, now = this.clock.now()): Promise<void> {
     user.lastLogin = user.lastLoginEventAt = now;
     // In a transaction that is retried on a deadlock: logins racing on several Galera members conflict here.
     await this.transactions.run((manager) => this.users.recordLogin(manager, user.id, now));
@@ -161,7 +161,7 @@ export class UsersService {
       ldapDn: input.ldap_dn ?? null,
       created: now,
       modified: now,
-      lastLogin: null, accountExpires: input.account_expires ?? null, lastLoginEventAt: null, reactivatedAt: null,
+      lastLogin: null, accountExpires: input.account_expires ?? null, lastLoginEventAt: null, previousLoginAt: null, reactivatedAt: null,
     });
     const user = await this.getOr404(id);
     this.logger.log({ event: 'user_created', user_id: user.id, username: user.username, ...trace });
@@ -273,7 +273,7 @@ export class UsersService {
     try {
       await this.insertWithHistory({
         username, usernameFolded: foldUsername(username), password: hash, firstName: '', lastName: '', email: '', isSuperuser: true, isSystemAuditor: false,
-        isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null, accountExpires: null, lastLoginEventAt: null, reactivatedAt: null,
+        isActive: true, externalAccount: null, ldapDn: null, created: now, modified: now, lastLogin: null, accountExpires: null, lastLoginEventAt: null, previousLoginAt: null, reactivatedAt: null,
       });
     } catch (err) {
       // Another node starting at the same moment created it first.

@@ -29,6 +29,7 @@ import { LoginLocks1765420000000 } from './1765420000000-login-locks';
 import { AccountExpiry1765440000000 } from './1765440000000-account-expiry';
 import { AuthenticationEvents1765450000000 } from './1765450000000-authentication-events';
 import { ActivityStream1765460000000 } from './1765460000000-activity-stream';
+import { PreviousLogin1765470000000 } from './1765470000000-previous-login';
 
 /** Migrations in order; imported as classes so dist and the CLI see the same list. */
 export const MIGRATIONS = [
@@ -38,5 +39,5 @@ export const MIGRATIONS = [
   DeviceCodes1764810000000, ServiceAccounts1764820000000, PendingState1764830000000, TwoStep1764840000000, LdapDn1764900000000,
   SsoSessions1765000000000, SessionSecondStep1765140000000, Organizations1765200000000, UsernameFolded1765300000000,
   PasswordHistory1765400000000, SettingValueMediumtext1765410000000, LoginLocks1765420000000, SessionSource1765430000000,
-  AccountExpiry1765440000000, AuthenticationEvents1765450000000, ActivityStream1765460000000,
+  AccountExpiry1765440000000, AuthenticationEvents1765450000000, ActivityStream1765460000000, PreviousLogin1765470000000,
 ];
