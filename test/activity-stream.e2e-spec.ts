@@ -238,6 +238,13 @@ describe(`activity stream (SPEC §23, ${TEST_DB})`, () => {
     const alices = await entries('', ADMIN, `/api/v2/users/${ids.alice}/activity_stream/`);
     assert.ok(alices.some((e) => e.object1 === 'o_auth2_access_token'), 'what alice did');
     assert.ok(alices.some((e) => e.operation === 'associate'), 'what was done to alice');
+    // Counted from the objects' index when nothing else filters: the same number as through the join.
+    const countOf = async (path: string) => (await t.http().get(path).set('Authorization', ADMIN).expect(200)).body.count as number;
+    for (const path of [`/api/v2/users/${ids.alice}/activity_stream/`, `/api/v2/organizations/${ids.org}/activity_stream/`]) {
+      assert.equal(await countOf(path), await countOf(`${path}?id__gt=0`), path);
+    }
+    assert.equal(await countOf(`/api/v2/activity_stream/?user=${ids.alice}`), await countOf(`/api/v2/activity_stream/?user=${ids.alice}&id__gt=0`));
+    assert.equal(await countOf(`/api/v2/users/${ids.alice}/activity_stream/`), alices.length);
     const user = await t.http().get(`/api/v2/users/${ids.alice}/`).set('Authorization', ADMIN).expect(200);
     assert.equal(user.body.related.activity_stream, `/api/v2/users/${ids.alice}/activity_stream/`);
     await t.http().get(`/api/v2/users/${ids.bob}/activity_stream/`).set('Authorization', basic('alice', 'Alice-pass-1')).expect(404);

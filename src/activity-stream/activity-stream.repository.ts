@@ -93,4 +93,9 @@ export class ActivityStreamRepository {
     if (where) qb.andWhere(where, params);
     return (await qb.limit(1).getRawMany()).length > 0;
   }
+
+  /** How many entries touch one object (the rows of one (kind, object) of the objects' index: no entry is read). */
+  countTouching(kind: string, objectId: number): Promise<number> {
+    return this.dataSource.getRepository(ActivityObject).count({ where: { kind, objectId } });
+  }
 }

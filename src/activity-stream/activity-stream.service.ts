@@ -10,9 +10,12 @@ import { Standing } from '../organizations/standing';
 import { readsEverything } from '../users/user-list';
 import { VisibleUser } from '../users/visible-user';
 import type { ActivityEntry } from './activity-entry.entity';
-import { ACTIVITY_STREAM_LIST, activityEntry, kindFilters, STREAM_KINDS } from './activity-stream-list';
+import { ACTIVITY_STREAM_LIST, activityEntry, KindFilter, kindFilters, STREAM_KINDS } from './activity-stream-list';
 import { ActivityStreamRepository, USER_LIST } from './activity-stream.repository';
 import { ActivityObject } from './activity-object.entity';
+
+/** Query parameters that only page and order (a list with no others can be counted from the objects' index). */
+const PAGING = new Set(['page', 'page_size', 'order_by', 'order', 'format']);
 
 /** The read scope's standing: the scopes read only whether the viewer is a superuser or reads everything. */
 const standingOf = (viewer: Account) => new Standing(viewer, [], true);
@@ -58,12 +61,27 @@ export class ActivityStreamService {
 
   async page(viewer: Account, query: QueryParams, path: string, of?: { kind: StreamKind; id: number }) {
     const { rest, filters } = kindFilters(query);
+    const countOf = this.indexCount(viewer, rest, filters, of);
     const qb = this.visibleQuery(viewer, of);
     filters.forEach((f, i) => {
       if (f.kind) qb.innerJoin(ActivityObject, `ko${i}`, `ko${i}.entry_id = e.id`);
       qb.andWhere(f.kind ? f.sql.replace(/\bko\./g, `ko${i}.`) : f.sql, f.params);
     });
-    return queryPage(qb, ACTIVITY_STREAM_LIST, rest, path, viewer, (rows) => rows.map(entryOf));
+    return queryPage(qb, ACTIVITY_STREAM_LIST, rest, path, viewer, (rows) => rows.map(entryOf), countOf);
+  }
+
+  /**
+   * A list of one object's entries with nothing else to filter, read by one who reads everything: its count is the
+   * object's rows of the objects' index (counting through the join read an entry per row: 572 ms against 21 ms for
+   * 100 000 of a million on MariaDB).
+   */
+  private indexCount(viewer: Account, rest: QueryParams, filters: KindFilter[], of?: { kind: StreamKind; id: number }): (() => Promise<number>) | undefined {
+    if (!readsEverything(viewer) || Object.keys(rest).some((k) => !PAGING.has(k))) return undefined;
+    if (of && !filters.length) return () => this.repository.countTouching(of.kind === 'user' ? USER_LIST : of.kind, of.id);
+    const only = filters.length === 1 && !of ? filters[0] : undefined;
+    const id = only?.kind ? Number(Object.values(only.params)[0]) : NaN;
+    if (!only?.kind || !/= :kf0$/.test(only.sql) || !Number.isInteger(id)) return undefined;
+    return () => this.repository.countTouching(only.kind!, id);
   }
 
   async one(viewer: Account, id: number): Promise<Record<string, unknown>> {

@@ -16,10 +16,12 @@ export async function queryPage<T extends object, R>(
   path: string,
   viewer: Account,
   present: (rows: T[]) => R[] | Promise<R[]>,
+  /** The list's count read another way, when the caller knows one that needs no join (the stream's per-object lists). */
+  countOf?: () => Promise<number>,
 ): Promise<Page<R>> {
   const request = pageRequest(query);
   const { usesRegex } = await applyListQuery(qb, qb.alias, spec, query, viewer);
-  const count = await countRows(qb, usesRegex);
+  const count = countOf ? await countOf() : await countRows(qb, usesRegex);
   // Nothing on the page (an empty list, a page past its end): no statement to read it.
   const rows = count > request.offset ? await pageRows(qb, request.offset, request.pageSize, usesRegex) : [];
   return pageOf(path, request, count, await present(rows), query);
