@@ -42,6 +42,11 @@ describe(`activity stream (SPEC §23, ${TEST_DB})`, () => {
     const root = await t.http().get('/api/v2/').set('Authorization', ADMIN).expect(200);
     assert.equal(root.body.activity_stream, '/api/v2/activity_stream/');
     await t.http().get('/api/v2/activity_stream/').expect(401);
+    // Every route of the stream is behind the front door, the per-object lists too.
+    await t.http().get('/api/v2/activity_stream/1/').expect(401);
+    for (const kind of ['users', 'organizations', 'teams', 'applications', 'tokens', 'credentials', 'hosts', 'job_templates', 'jobs']) {
+      await t.http().get(`/api/v2/${kind}/1/activity_stream/`).expect(401);
+    }
     const [first] = await entries();
     for (const path of ['/api/v2/activity_stream/', `/api/v2/activity_stream/${first.id}/`, `/api/v2/users/${ids.alice}/activity_stream/`]) {
       for (const method of ['post', 'put', 'patch', 'delete'] as const) {

@@ -37,10 +37,13 @@ export const ACTIVITY_STREAM_LIST: ListSpec = {
 
 /** One condition on the touched objects: `kind=N`, `kind__id=N`, `kind__<name field>=text`, `setting__category|name=`. */
 export interface KindFilter {
-  /** On the entry (`setting__…`), or on one object row joined as `ko` (a touched object). */
-  sql: string;
+  /** The condition: on the entry (`setting__…`), or on the object row joined as `alias` (a touched object). */
+  sql: (alias: string) => string;
   params: Record<string, unknown>;
+  /** A touched object's kind: the condition is on one object row joined for it. */
   kind?: string;
+  /** Set when the condition is exactly "touches object `objectId` of `kind`" (counted from the index alone). */
+  objectId?: number;
 }
 
 /**
@@ -54,7 +57,7 @@ export function kindFilters(query: QueryParams): { rest: QueryParams; filters: K
     const [head, field, extra] = key.split('__');
     if (head === 'setting' && (field === 'category' || field === 'name') && extra === undefined) {
       const n = filters.length;
-      filters.push({ sql: `e.setting_${field} = :kf${n}`, params: { [`kf${n}`]: String(raw) } });
+      filters.push({ sql: () => `e.setting_${field} = :kf${n}`, params: { [`kf${n}`]: String(raw) } });
       continue;
     }
     if (!Object.hasOwn(STREAM_KINDS, head)) {
@@ -64,20 +67,16 @@ export function kindFilters(query: QueryParams): { rest: QueryParams; filters: K
     const kind = STREAM_KINDS[head as StreamKind];
     const n = filters.length;
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    let on: string;
     if (field === undefined || (field === 'id' && extra === undefined)) {
       if (!/^\d{1,15}$/.test(String(value))) throw new BadRequest(`${key.slice(0, 100)}: a number is required.`);
-      on = `ko.object_id = :kf${n}`;
+      const objectId = Number(value);
+      filters.push({ kind: head, objectId, sql: (o) => `${o}.kind = '${head}' AND ${o}.object_id = :kf${n}`, params: { [`kf${n}`]: objectId } });
     } else if (field === kind.name && extra === undefined) {
-      on = `ko.object_id IN (SELECT kt.id FROM ${kind.table} kt WHERE kt.${kind.name} = :kf${n})`;
+      const sql = (o: string) => `${o}.kind = '${head}' AND ${o}.object_id IN (SELECT kt.id FROM ${kind.table} kt WHERE kt.${kind.name} = :kf${n})`;
+      filters.push({ kind: head, sql, params: { [`kf${n}`]: String(value) } });
     } else {
       throw new BadRequest(`${key.slice(0, 100)}: the stream is filtered on a ${head}'s id or ${kind.name} only.`);
     }
-    filters.push({
-      kind: head,
-      sql: `ko.kind = '${head}' AND ${on}`,
-      params: { [`kf${n}`]: field === undefined || field === 'id' ? Number(value) : String(value) },
-    });
   }
   return { rest, filters };
 }

@@ -65,7 +65,7 @@ export class ActivityStreamService {
     const qb = this.visibleQuery(viewer, of);
     filters.forEach((f, i) => {
       if (f.kind) qb.innerJoin(ActivityObject, `ko${i}`, `ko${i}.entry_id = e.id`);
-      qb.andWhere(f.kind ? f.sql.replace(/\bko\./g, `ko${i}.`) : f.sql, f.params);
+      qb.andWhere(f.sql(`ko${i}`), f.params);
     });
     return queryPage(qb, ACTIVITY_STREAM_LIST, rest, path, viewer, (rows) => rows.map(entryOf), countOf);
   }
@@ -79,9 +79,9 @@ export class ActivityStreamService {
     if (!readsEverything(viewer) || Object.keys(rest).some((k) => !PAGING.has(k))) return undefined;
     if (of && !filters.length) return () => this.repository.countTouching(of.kind === 'user' ? USER_LIST : of.kind, of.id);
     const only = filters.length === 1 && !of ? filters[0] : undefined;
-    const id = only?.kind ? Number(Object.values(only.params)[0]) : NaN;
-    if (!only?.kind || !/= :kf0$/.test(only.sql) || !Number.isInteger(id)) return undefined;
-    return () => this.repository.countTouching(only.kind!, id);
+    if (only?.kind === undefined || only.objectId === undefined) return undefined;
+    const { kind, objectId } = only;
+    return () => this.repository.countTouching(kind, objectId);
   }
 
   async one(viewer: Account, id: number): Promise<Record<string, unknown>> {

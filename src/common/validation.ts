@@ -214,3 +214,6 @@ export function validateValue<S extends z.ZodType>(schema: S, value: unknown, fi
 export function refuse(ctx: z.RefinementCtx, message: string, input?: unknown): void {
   ctx.addIssue({ code: 'custom', message, input });
 }
+
+/** A DNS host name (RFC 1123 labels, at most 253 characters); an IP address is checked apart (`node:net` isIP). */
+export const HOST_NAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { integer, refuse } from '../common/validation';
+import { HOST_NAME, integer, refuse } from '../common/validation';
 import type { CategoryCheck } from '../settings/settings.service';
 import type { SettingDefinition } from '../settings/setting-definition';
 
@@ -15,9 +15,6 @@ export type ForwardLevel = (typeof LEVELS)[number];
 /** AWX's five, its `performance` logger, and ours (`authentication`); only awx, activity_stream and authentication produce records here. */
 export const LOGGER_NAMES = ['awx', 'activity_stream', 'job_events', 'system_tracking', 'broadcast_websocket', 'performance', 'authentication'] as const;
 const DEFAULT_LOGGERS = ['awx', 'activity_stream', 'job_events', 'system_tracking', 'broadcast_websocket', 'authentication'];
-
-/** A DNS name (RFC 1123 labels); an IP address is checked apart. */
-const HOST_NAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 /** A host name or address, or (for https) an http(s) URL; null or "" is "no host". */
 function hostProblem(value: string): string | undefined {
@@ -49,8 +46,6 @@ const host = z
     if (problem) refuse(ctx, problem, value);
   });
 
-const choice = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values);
-
 const loggers = z.array(z.string().pipe(z.enum(LOGGER_NAMES))).max(LOGGER_NAMES.length);
 
 const absolutePath = z
@@ -64,17 +59,17 @@ export function loggingSettingDefinitions(): SettingDefinition[] {
   return [
     { key: 'LOG_AGGREGATOR_HOST', category, default: null, schema: host },
     { key: 'LOG_AGGREGATOR_PORT', category, default: null, schema: integer(1, 65535).nullable() },
-    { key: 'LOG_AGGREGATOR_TYPE', category, default: null, schema: choice(AGGREGATOR_TYPES).nullable() },
+    { key: 'LOG_AGGREGATOR_TYPE', category, default: null, schema: z.enum(AGGREGATOR_TYPES).nullable() },
     { key: 'LOG_AGGREGATOR_USERNAME', category, default: '', schema: z.string().max(255) },
     { key: 'LOG_AGGREGATOR_PASSWORD', category, default: '', secret: true, schema: z.string().max(1024) },
     { key: 'LOG_AGGREGATOR_LOGGERS', category, default: DEFAULT_LOGGERS, schema: loggers },
     { key: 'LOG_AGGREGATOR_INDIVIDUAL_FACTS', category, default: false, schema: z.boolean() },
     { key: 'LOG_AGGREGATOR_ENABLED', category, default: false, schema: z.boolean() },
     { key: 'LOG_AGGREGATOR_TOWER_UUID', category, default: '', schema: z.string().max(255) },
-    { key: 'LOG_AGGREGATOR_PROTOCOL', category, default: 'https', schema: choice(PROTOCOLS) },
+    { key: 'LOG_AGGREGATOR_PROTOCOL', category, default: 'https', schema: z.enum(PROTOCOLS) },
     { key: 'LOG_AGGREGATOR_TCP_TIMEOUT', category, default: 5, schema: integer(1, 300) },
     { key: 'LOG_AGGREGATOR_VERIFY_CERT', category, default: true, schema: z.boolean() },
-    { key: 'LOG_AGGREGATOR_LEVEL', category, default: 'WARNING', schema: choice(LEVELS) },
+    { key: 'LOG_AGGREGATOR_LEVEL', category, default: 'WARNING', schema: z.enum(LEVELS) },
     { key: 'LOG_AGGREGATOR_ACTION_QUEUE_SIZE', category, default: 131072, schema: integer(1, 1048576) },
     { key: 'LOG_AGGREGATOR_ACTION_MAX_DISK_USAGE_GB', category, default: 1, schema: integer(1, 1024) },
     { key: 'LOG_AGGREGATOR_MAX_DISK_USAGE_PATH', category, default: '/var/lib/awx', schema: absolutePath },

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { integer, refuse } from '../common/validation';
+import { HOST_NAME, integer, refuse } from '../common/validation';
 import type { CategoryCheck, CategoryDerivation } from '../settings/settings.service';
 import type { SettingDefinition } from '../settings/setting-definition';
 
@@ -29,9 +29,6 @@ export interface RadiusConfig {
 }
 
 const octets = (value: string) => Buffer.byteLength(value, 'utf8');
-
-/** A DNS name (RFC 1123 labels); an IP address is checked apart. */
-const HOST_NAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 /** What is wrong with a RADIUS_SERVER value, in words naming the mistake (AWX's forms take a bare host). */
 function serverProblem(value: string): string | undefined {
